@@ -1,0 +1,102 @@
+//! The error handlers and the runtime return: any error converts in with `?`; protocol errors keep their code.
+
+use crate::protocol::{Era, ErrorObject, codes};
+use serde_json::json;
+use std::fmt;
+
+/// `Result` with fastmcp's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// An error from a handler or the runtime.
+///
+/// Any `std::error::Error` converts in with `?`, like `anyhow::Error`. The constructors for protocol errors
+/// (`invalid_params`, `resource_not_found`, …) carry the JSON-RPC code a client should see.
+pub struct Error {
+    repr: Repr,
+}
+
+enum Repr {
+    Rpc(ErrorObject),
+    /// Its code depends on the era: -32002 (legacy) or -32602 (modern), both with `data.uri`.
+    ResourceNotFound(String),
+    Message(String),
+    Source(Box<dyn std::error::Error + Send + Sync + 'static>),
+}
+
+impl Error {
+    /// An error with this message and no particular JSON-RPC code (`-32603` where one is needed).
+    pub fn msg(message: impl fmt::Display) -> Self {
+        Self { repr: Repr::Message(message.to_string()) }
+    }
+
+    /// A JSON-RPC error with this exact code, message and data.
+    pub fn rpc(error: ErrorObject) -> Self {
+        Self { repr: Repr::Rpc(error) }
+    }
+
+    /// `-32602`: the request's parameters are wrong.
+    pub fn invalid_params(message: impl fmt::Display) -> Self {
+        Self::rpc(ErrorObject::invalid_params(message.to_string()))
+    }
+
+    /// `-32603`.
+    pub fn internal(message: impl fmt::Display) -> Self {
+        Self::rpc(ErrorObject::internal(message.to_string()))
+    }
+
+    /// No resource has this URI: `-32002` on the legacy wire, `-32602` on the modern one, with `data.uri`.
+    pub fn resource_not_found(uri: impl Into<String>) -> Self {
+        Self { repr: Repr::ResourceNotFound(uri.into()) }
+    }
+
+    /// The JSON-RPC error object this error becomes on the given era's wire.
+    pub fn to_error_object(&self, era: Era) -> ErrorObject {
+        match &self.repr {
+            Repr::Rpc(e) => e.clone(),
+            Repr::ResourceNotFound(uri) => {
+                let code = match era {
+                    Era::Legacy => codes::RESOURCE_NOT_FOUND,
+                    Era::Modern => codes::INVALID_PARAMS,
+                };
+                ErrorObject::new(code, format!("Resource not found: {uri}")).with_data(json!({ "uri": uri }))
+            }
+            Repr::Message(_) | Repr::Source(_) => ErrorObject::internal(self.to_string()),
+        }
+    }
+
+    /// The JSON-RPC code, when this error was made with one.
+    pub fn code(&self) -> Option<i32> {
+        match &self.repr {
+            Repr::Rpc(e) => Some(e.code),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.repr {
+            Repr::Rpc(e) => f.write_str(&e.message),
+            Repr::ResourceNotFound(uri) => write!(f, "Resource not found: {uri}"),
+            Repr::Message(m) => f.write_str(m),
+            Repr::Source(e) => fmt::Display::fmt(e, f),
+        }
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.repr {
+            Repr::Rpc(e) => f.debug_tuple("Error::Rpc").field(e).finish(),
+            Repr::ResourceNotFound(uri) => f.debug_tuple("Error::ResourceNotFound").field(uri).finish(),
+            Repr::Message(m) => f.debug_tuple("Error").field(m).finish(),
+            Repr::Source(e) => fmt::Debug::fmt(e, f),
+        }
+    }
+}
+
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for Error {
+    fn from(e: E) -> Self {
+        Self { repr: Repr::Source(Box::new(e)) }
+    }
+}

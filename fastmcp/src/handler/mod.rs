@@ -1,0 +1,176 @@
+//! The traits `#[tool]`, `#[prompt]` and `#[resource]` implement, and what each call hands a handler.
+//!
+//! A handler never sees a transport or an era: it gets its parsed request and a [`Context`], and returns a
+//! [`Step`]. Definitions are read once, at registration.
+
+mod completion;
+mod output;
+
+pub use completion::{CompletionQuery, IntoCompletion, complete_from_list};
+pub use output::{IntoPromptResult, IntoResourceContents, IntoToolResult, Json};
+
+use crate::context::Context;
+use crate::error::Error;
+use crate::flow::Step;
+use crate::protocol::{
+    CallToolResult, Completion, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
+};
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::str::FromStr;
+
+/// A boxed, sendable future: what handler calls return, so the registry can hold handlers as trait objects.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// What a handler call yields: a step, or a protocol error (a JSON-RPC error response).
+pub type HandlerResult<T> = Result<Step<T>, Error>;
+
+/// A tool. `#[tool]` implements this for a unit struct named after the fn, so `.tool(name)` registers it.
+pub trait ToolHandler: Send + Sync + 'static {
+    /// The tool's `tools/list` entry, built once at registration.
+    fn definition(&self) -> Tool;
+    /// Runs one call. Failures of the tool itself are `isError` results; an `Err` is a protocol error.
+    fn call(&self, call: ToolCall) -> BoxFuture<HandlerResult<CallToolResult>>;
+}
+
+/// A prompt. `#[prompt]` implements this.
+pub trait PromptHandler: Send + Sync + 'static {
+    fn definition(&self) -> Prompt;
+    fn get(&self, get: PromptGet) -> BoxFuture<HandlerResult<GetPromptResult>>;
+    /// Completions for one argument; none unless the prompt declares a completer.
+    fn complete(&self, query: CompletionQuery) -> BoxFuture<Result<Completion, Error>> {
+        let _ = query;
+        Box::pin(async { Ok(Completion::default()) })
+    }
+}
+
+/// A resource with a fixed URI, or a template of URIs. `#[resource("…")]` implements this.
+pub trait ResourceHandler: Send + Sync + 'static {
+    fn definition(&self) -> ResourceDefinition;
+    fn read(&self, read: ResourceRead) -> BoxFuture<HandlerResult<ReadResourceResult>>;
+    /// Completions for one template variable; none unless the resource declares a completer.
+    fn complete(&self, query: CompletionQuery) -> BoxFuture<Result<Completion, Error>> {
+        let _ = query;
+        Box::pin(async { Ok(Completion::default()) })
+    }
+}
+
+/// What a resource handler serves: one URI, or every URI its template matches.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResourceDefinition {
+    Static(Resource),
+    Template(ResourceTemplate),
+}
+
+/// One `tools/call`, as the handler sees it.
+pub struct ToolCall {
+    pub(crate) arguments: Option<Box<RawValue>>,
+    pub(crate) context: Context,
+}
+
+impl ToolCall {
+    /// The raw `arguments` object, if the client sent one.
+    pub fn arguments(&self) -> Option<&RawValue> {
+        self.arguments.as_deref()
+    }
+
+    /// Deserializes the arguments straight from the request bytes; absent or `null` reads as `{}`.
+    pub fn parse_arguments<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        match self.arguments.as_deref().map(RawValue::get) {
+            None | Some("null") => serde_json::from_str("{}"),
+            Some(raw) => serde_json::from_str(raw),
+        }
+    }
+
+    pub fn context(&self) -> &Context {
+        &self.context
+    }
+}
+
+/// One `prompts/get`, as the handler sees it.
+pub struct PromptGet {
+    pub(crate) name: String,
+    pub(crate) arguments: BTreeMap<String, String>,
+    pub(crate) context: Context,
+}
+
+impl PromptGet {
+    pub fn arguments(&self) -> &BTreeMap<String, String> {
+        &self.arguments
+    }
+
+    /// A required argument, parsed with `FromStr`. Missing or unparsable is `-32602` naming the argument.
+    pub fn required<T: FromStr>(&self, name: &str) -> Result<T, Error>
+    where
+        T::Err: std::fmt::Display,
+    {
+        match self.optional(name)? {
+            Some(v) => Ok(v),
+            None => Err(Error::invalid_params(format!(
+                "Missing required argument `{name}` for prompt `{}`",
+                self.name
+            ))),
+        }
+    }
+
+    /// An optional argument, parsed with `FromStr`.
+    pub fn optional<T: FromStr>(&self, name: &str) -> Result<Option<T>, Error>
+    where
+        T::Err: std::fmt::Display,
+    {
+        parse_named(&self.arguments, name, || format!("prompt `{}`", self.name))
+    }
+
+    pub fn context(&self) -> &Context {
+        &self.context
+    }
+}
+
+/// One `resources/read`, as the handler sees it: the URI and, for templates, the variables it matched.
+pub struct ResourceRead {
+    pub(crate) uri: String,
+    pub(crate) variables: BTreeMap<String, String>,
+    pub(crate) context: Context,
+}
+
+impl ResourceRead {
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+
+    pub fn variables(&self) -> &BTreeMap<String, String> {
+        &self.variables
+    }
+
+    /// A template variable parsed with `FromStr`. A value that does not parse means no resource has this
+    /// URI, so it reads as "resource not found".
+    pub fn variable<T: FromStr>(&self, name: &str) -> Result<T, Error> {
+        self.variables
+            .get(name)
+            .and_then(|raw| raw.parse().ok())
+            .ok_or_else(|| Error::resource_not_found(self.uri.clone()))
+    }
+
+    pub fn context(&self) -> &Context {
+        &self.context
+    }
+}
+
+fn parse_named<T: FromStr>(
+    args: &BTreeMap<String, String>,
+    name: &str,
+    owner: impl FnOnce() -> String,
+) -> Result<Option<T>, Error>
+where
+    T::Err: std::fmt::Display,
+{
+    match args.get(name) {
+        None => Ok(None),
+        Some(raw) => raw.parse().map(Some).map_err(|e| {
+            Error::invalid_params(format!("Invalid argument `{name}` for {}: {e}", owner()))
+        }),
+    }
+}

@@ -1,0 +1,73 @@
+//! fastmcp: write Model Context Protocol servers as plain `async fn`s.
+//!
+//! Annotate functions with [`tool`], [`prompt`] and [`resource`], register them on a [`FastMcp`] builder and
+//! call `run()`. One server serves both protocol eras: legacy clients (2024-11-05 … 2025-11-25) that open
+//! with `initialize`, and modern clients (2026-07-28) that send a `_meta` envelope on every request.
+//!
+//! ```no_run
+//! use fastmcp::prelude::*;
+//!
+//! /// Say hello.
+//! #[tool]
+//! async fn greet(
+//!     /// Who to greet.
+//!     name: String,
+//! ) -> String {
+//!     format!("Hello, {name}!")
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> fastmcp::Result<()> {
+//!     FastMcp::new("hello", "0.1.0").tool(greet).run().await
+//! }
+//! ```
+#![forbid(unsafe_code)]
+
+pub mod context;
+pub mod era;
+pub mod error;
+pub mod flow;
+pub mod handler;
+pub mod protocol;
+pub mod schema;
+pub mod server;
+pub mod transport;
+
+pub use context::Context;
+pub use error::{Error, Result};
+pub use fastmcp_macros::{prompt, resource, tool};
+pub use handler::Json;
+pub use server::FastMcp;
+
+/// Everything a server author usually needs, in one `use`.
+pub mod prelude {
+    pub use crate::handler::{CompletionQuery, Json};
+    pub use crate::protocol::{
+        CallToolResult, ContentBlock, GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents, Role,
+    };
+    pub use crate::{Context, Error, FastMcp, Result, prompt, resource, tool};
+}
+
+/// What the macros expand to. Not public API: names here may change in any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::context::Context;
+    pub use crate::error::Error;
+    pub use crate::flow::Step;
+    pub use crate::handler::{
+        BoxFuture, CompletionQuery, HandlerResult, IntoCompletion, IntoPromptResult, IntoResourceContents,
+        IntoToolResult, PromptGet, PromptHandler, ResourceDefinition, ResourceHandler, ResourceRead, ToolCall,
+        ToolHandler, complete_from_list,
+    };
+    pub use crate::protocol::{
+        CallToolResult, Completion, GetPromptResult, JsonObject, Prompt, PromptArgument, ReadResourceResult,
+        Resource, ResourceTemplate, Tool, ToolAnnotations,
+    };
+    pub use crate::schema::{input_schema, output_schema};
+    pub use {schemars, serde, serde_json};
+
+    /// The `isError` result for arguments that do not match a tool's input schema.
+    pub fn invalid_arguments(tool: &str, error: serde_json::Error) -> HandlerResult<CallToolResult> {
+        Ok(Step::Complete(CallToolResult::error(format!("Invalid arguments for tool `{tool}`: {error}"))))
+    }
+}

@@ -1,0 +1,247 @@
+//! JSON-RPC 2.0: ids, inbound message classification, outbound envelopes, error objects and codes.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use serde_json::value::RawValue;
+use std::fmt;
+
+/// The JSON-RPC error codes MCP uses.
+pub mod codes {
+    pub const PARSE_ERROR: i32 = -32700;
+    pub const INVALID_REQUEST: i32 = -32600;
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    pub const INVALID_PARAMS: i32 = -32602;
+    pub const INTERNAL_ERROR: i32 = -32603;
+    /// Legacy era only; the modern era reports a missing resource as `INVALID_PARAMS` with `data.uri`.
+    pub const RESOURCE_NOT_FOUND: i32 = -32002;
+    pub const HEADER_MISMATCH: i32 = -32020;
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+    pub const URL_ELICITATION_REQUIRED: i32 = -32042;
+}
+
+/// A request id: a string or an integer, never null.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RequestId {
+    Number(i64),
+    String(String),
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Number(n) => write!(f, "{n}"),
+            Self::String(s) => f.write_str(s),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        Self::Number(n)
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        Self::String(s.to_owned())
+    }
+}
+
+/// A JSON-RPC error object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorObject {
+    pub code: i32,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl ErrorObject {
+    pub fn new(code: i32, message: impl Into<String>) -> Self {
+        Self { code, message: message.into(), data: None }
+    }
+
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    pub fn parse_error(detail: impl fmt::Display) -> Self {
+        Self::new(codes::PARSE_ERROR, format!("Parse error: {detail}"))
+    }
+
+    pub fn invalid_request(detail: impl fmt::Display) -> Self {
+        Self::new(codes::INVALID_REQUEST, format!("Invalid request: {detail}"))
+    }
+
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(codes::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+    }
+
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Self::new(codes::INVALID_PARAMS, message)
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(codes::INTERNAL_ERROR, message)
+    }
+}
+
+/// One inbound message, classified. Params and results stay raw so each method deserializes straight into
+/// its own type.
+#[derive(Debug)]
+pub enum Inbound {
+    Request(Request),
+    Notification(Notification),
+    /// A response to a request the server sent (legacy era only).
+    Response { id: RequestId, outcome: Result<Box<RawValue>, ErrorObject> },
+}
+
+#[derive(Debug)]
+pub struct Request {
+    pub id: RequestId,
+    pub method: String,
+    pub params: Option<Box<RawValue>>,
+}
+
+#[derive(Debug)]
+pub struct Notification {
+    pub method: String,
+    pub params: Option<Box<RawValue>>,
+}
+
+/// Why an inbound message could not be classified: the error to answer with, and the id to echo if one
+/// could be read.
+#[derive(Debug)]
+pub struct Rejected {
+    pub id: Option<RequestId>,
+    pub error: ErrorObject,
+}
+
+#[derive(Deserialize)]
+struct Envelope {
+    jsonrpc: Option<Box<RawValue>>,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    method: Option<Value>,
+    params: Option<Box<RawValue>>,
+    result: Option<Box<RawValue>>,
+    error: Option<Value>,
+}
+
+/// Distinguishes `"id": null` (present, `Some(Null)`) from a missing id (`None`).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+impl Inbound {
+    /// Classifies one JSON text as a request, notification or response. Errors carry the JSON-RPC code to
+    /// answer with: `-32700` for text that is not JSON, `-32600` for JSON that is not a JSON-RPC message.
+    pub fn parse(text: &str) -> Result<Inbound, Rejected> {
+        let env: Envelope = match serde_json::from_str(text) {
+            Ok(env) => env,
+            Err(e) if e.is_syntax() || e.is_eof() => {
+                return Err(Rejected { id: None, error: ErrorObject::parse_error(e) });
+            }
+            Err(_) => {
+                return Err(Rejected {
+                    id: None,
+                    error: ErrorObject::invalid_request("expected a JSON-RPC 2.0 object"),
+                });
+            }
+        };
+        let id = match env.id {
+            None => None,
+            Some(value) => match serde_json::from_value::<RequestId>(value) {
+                Ok(id) => Some(id),
+                Err(_) => {
+                    return Err(Rejected {
+                        id: None,
+                        error: ErrorObject::invalid_request("id must be a string or an integer"),
+                    });
+                }
+            },
+        };
+        let reject = |id: &Option<RequestId>, msg: &str| Rejected {
+            id: id.clone(),
+            error: ErrorObject::invalid_request(msg),
+        };
+        if env.jsonrpc.as_deref().map(RawValue::get) != Some("\"2.0\"") {
+            return Err(reject(&id, "jsonrpc must be \"2.0\""));
+        }
+        if let Some(method) = env.method {
+            let Value::String(method) = method else {
+                return Err(reject(&id, "method must be a string"));
+            };
+            if let Some(params) = &env.params {
+                let first = params.get().trim_start().as_bytes().first();
+                if !matches!(first, Some(b'{') | Some(b'[')) {
+                    return Err(reject(&id, "params must be an object or an array"));
+                }
+            }
+            return Ok(match id {
+                Some(id) => Inbound::Request(Request { id, method, params: env.params }),
+                None => Inbound::Notification(Notification { method, params: env.params }),
+            });
+        }
+        let Some(id) = id else {
+            return Err(reject(&None, "a message needs a method, or an id with a result or error"));
+        };
+        match (env.result, env.error) {
+            (Some(result), None) => Ok(Inbound::Response { id, outcome: Ok(result) }),
+            (None, Some(error)) => match serde_json::from_value::<ErrorObject>(error) {
+                Ok(error) => Ok(Inbound::Response { id, outcome: Err(error) }),
+                Err(_) => Err(reject(&Some(id), "error must be an object with an integer code and a message")),
+            },
+            _ => Err(reject(&Some(id), "a response carries exactly one of result and error")),
+        }
+    }
+}
+
+/// An outbound response or error. Serialization writes the envelope around the payload directly.
+#[derive(Debug, Serialize)]
+pub struct OutboundResponse<'a, R: Serialize> {
+    pub jsonrpc: &'static str,
+    pub id: &'a RequestId,
+    pub result: R,
+}
+
+#[derive(Debug, Serialize)]
+pub struct OutboundError<'a> {
+    pub jsonrpc: &'static str,
+    /// `null` when the request's id could not be read.
+    pub id: Option<&'a RequestId>,
+    pub error: &'a ErrorObject,
+}
+
+/// An outbound request or notification (legacy server-to-client traffic and all notifications).
+#[derive(Debug, Serialize)]
+pub struct OutboundMessage<'a, P: Serialize> {
+    pub jsonrpc: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<&'a RequestId>,
+    pub method: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub params: Option<P>,
+}
+
+/// Renders a response line's JSON text.
+pub fn response_json<R: Serialize>(id: &RequestId, result: R) -> String {
+    let msg = OutboundResponse { jsonrpc: "2.0", id, result };
+    serde_json::to_string(&msg).unwrap_or_else(|e| {
+        error_json(Some(id), &ErrorObject::internal(format!("result could not be serialized: {e}")))
+    })
+}
+
+/// Renders an error response's JSON text.
+pub fn error_json(id: Option<&RequestId>, error: &ErrorObject) -> String {
+    serde_json::to_string(&OutboundError { jsonrpc: "2.0", id, error })
+        .expect("an error object always serializes")
+}
+
+/// Renders a notification's JSON text.
+pub fn notification_json<P: Serialize>(method: &str, params: P) -> serde_json::Result<String> {
+    serde_json::to_string(&OutboundMessage { jsonrpc: "2.0", id: None, method, params: Some(params) })
+}

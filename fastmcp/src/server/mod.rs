@@ -1,0 +1,2 @@
+//! The `FastMcp` builder, the immutable registry and transport-free dispatch.
+pub struct FastMcp;

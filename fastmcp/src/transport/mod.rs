@@ -1,0 +1,1 @@
+//! Transports: bytes in, bytes out. They know nothing of methods.
