@@ -22,7 +22,8 @@ pub struct Scope {
 }
 
 impl Context {
-    pub(crate) fn new(scope: Scope) -> Self {
+    /// A context for this scope; dispatch makes one per request (public for testing handlers).
+    pub fn new(scope: Scope) -> Self {
         Self { inner: Arc::new(scope) }
     }
 

@@ -28,6 +28,7 @@ pub mod era;
 pub mod error;
 pub mod flow;
 pub mod handler;
+mod macro_support;
 pub mod protocol;
 pub mod schema;
 pub mod server;
@@ -36,12 +37,12 @@ pub mod transport;
 pub use context::Context;
 pub use error::{Error, Result};
 pub use fastmcp_macros::{prompt, resource, tool};
-pub use handler::Json;
+pub use handler::{Args, Json};
 pub use server::FastMcp;
 
 /// Everything a server author usually needs, in one `use`.
 pub mod prelude {
-    pub use crate::handler::{CompletionQuery, Json};
+    pub use crate::handler::{Args, CompletionQuery, Json};
     pub use crate::protocol::{
         CallToolResult, ContentBlock, GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents, Role,
     };
@@ -64,10 +65,6 @@ pub mod __private {
         Resource, ResourceTemplate, Tool, ToolAnnotations,
     };
     pub use crate::schema::{input_schema, output_schema};
+    pub use crate::macro_support::*;
     pub use {schemars, serde, serde_json};
-
-    /// The `isError` result for arguments that do not match a tool's input schema.
-    pub fn invalid_arguments(tool: &str, error: serde_json::Error) -> HandlerResult<CallToolResult> {
-        Ok(Step::Complete(CallToolResult::error(format!("Invalid arguments for tool `{tool}`: {error}"))))
-    }
 }

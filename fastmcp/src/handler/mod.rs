@@ -65,6 +65,11 @@ pub enum ResourceDefinition {
     Template(ResourceTemplate),
 }
 
+/// All of a tool's arguments as one struct: `async fn search(Args(query): Args<Query>)`, where `Query`
+/// derives `Deserialize` and `JsonSchema`. Its schema is the tool's input schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Args<T>(pub T);
+
 /// One `tools/call`, as the handler sees it.
 pub struct ToolCall {
     pub(crate) arguments: Option<Box<RawValue>>,
@@ -72,6 +77,11 @@ pub struct ToolCall {
 }
 
 impl ToolCall {
+    /// A call as dispatch makes it; public so handlers can be tested without a server.
+    pub fn new(arguments: Option<Box<RawValue>>, context: Context) -> Self {
+        Self { arguments, context }
+    }
+
     /// The raw `arguments` object, if the client sent one.
     pub fn arguments(&self) -> Option<&RawValue> {
         self.arguments.as_deref()
@@ -98,6 +108,10 @@ pub struct PromptGet {
 }
 
 impl PromptGet {
+    pub fn new(name: impl Into<String>, arguments: BTreeMap<String, String>, context: Context) -> Self {
+        Self { name: name.into(), arguments, context }
+    }
+
     pub fn arguments(&self) -> &BTreeMap<String, String> {
         &self.arguments
     }
@@ -137,6 +151,10 @@ pub struct ResourceRead {
 }
 
 impl ResourceRead {
+    pub fn new(uri: impl Into<String>, variables: BTreeMap<String, String>, context: Context) -> Self {
+        Self { uri: uri.into(), variables, context }
+    }
+
     pub fn uri(&self) -> &str {
         &self.uri
     }
