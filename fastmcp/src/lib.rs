@@ -18,7 +18,7 @@
 //!
 //! #[tokio::main]
 //! async fn main() -> fastmcp::Result<()> {
-//!     FastMcp::new("hello", "0.1.0").tool(greet).run().await
+//!     FastMcp::new("hello").tool(greet).run().await
 //! }
 //! ```
 #![forbid(unsafe_code)]
@@ -60,11 +60,11 @@ pub mod __private {
         IntoToolResult, PromptGet, PromptHandler, ResourceDefinition, ResourceHandler, ResourceRead, ToolCall,
         ToolHandler, complete_from_list,
     };
+    pub use crate::macro_support::*;
     pub use crate::protocol::{
-        CallToolResult, Completion, GetPromptResult, JsonObject, Prompt, PromptArgument, ReadResourceResult,
-        Resource, ResourceTemplate, Tool, ToolAnnotations,
+        CallToolResult, Completion, GetPromptResult, JsonObject, Prompt, PromptArgument, ReadResourceResult, Resource,
+        ResourceTemplate, Tool, ToolAnnotations,
     };
     pub use crate::schema::{input_schema, output_schema};
-    pub use crate::macro_support::*;
     pub use {schemars, serde, serde_json};
 }

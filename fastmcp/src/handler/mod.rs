@@ -123,10 +123,9 @@ impl PromptGet {
     {
         match self.optional(name)? {
             Some(v) => Ok(v),
-            None => Err(Error::invalid_params(format!(
-                "Missing required argument `{name}` for prompt `{}`",
-                self.name
-            ))),
+            None => {
+                Err(Error::invalid_params(format!("Missing required argument `{name}` for prompt `{}`", self.name)))
+            }
         }
     }
 
@@ -187,8 +186,9 @@ where
 {
     match args.get(name) {
         None => Ok(None),
-        Some(raw) => raw.parse().map(Some).map_err(|e| {
-            Error::invalid_params(format!("Invalid argument `{name}` for {}: {e}", owner()))
-        }),
+        Some(raw) => raw
+            .parse()
+            .map(Some)
+            .map_err(|e| Error::invalid_params(format!("Invalid argument `{name}` for {}: {e}", owner()))),
     }
 }

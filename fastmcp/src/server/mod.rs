@@ -1,2 +1,210 @@
 //! The `FastMcp` builder, the immutable registry and transport-free dispatch.
-pub struct FastMcp;
+
+pub(crate) mod dispatch;
+mod pagination;
+mod registry;
+mod uri_template;
+
+use crate::error::{Error, Result};
+use crate::handler::{PromptHandler, ResourceHandler, ToolHandler};
+use crate::protocol::{
+    CacheScope, Implementation, JsonObject, ListChangedCapability, ResourcesCapability, ServerCapabilities,
+};
+use registry::{Registration, Registry};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Builds a server: register handlers, set options, then [`run`](FastMcp::run).
+///
+/// ```no_run
+/// # use fastmcp::prelude::*;
+/// # #[tool] async fn greet(name: String) -> String { name }
+/// # async fn main_() -> fastmcp::Result<()> {
+/// FastMcp::new("greeter").version("1.0.0").tool(greet).run().await
+/// # }
+/// ```
+pub struct FastMcp {
+    info: Implementation,
+    instructions: Option<String>,
+    registration: Registration,
+    options: Options,
+}
+
+/// Limits and tunables. Every limit is bounded; the defaults suit a local server.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Items per `*/list` page.
+    pub page_size: usize,
+    /// `ttlMs` on modern list, read and discover results.
+    pub cache_ttl: Duration,
+    /// `cacheScope` on modern list, read and discover results.
+    pub cache_scope: CacheScope,
+    /// The largest inbound message (one stdio line), in bytes.
+    pub max_message_bytes: usize,
+    /// How long requests still running at end of input (stdin EOF) may take to finish.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            page_size: 100,
+            cache_ttl: Duration::ZERO,
+            cache_scope: CacheScope::Private,
+            max_message_bytes: 4 * 1024 * 1024,
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+impl FastMcp {
+    /// A server that introduces itself to clients by this name.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            info: Implementation::new(name, "0.0.0"),
+            instructions: None,
+            registration: Registration::default(),
+            options: Options::default(),
+        }
+    }
+
+    /// The version clients see in `serverInfo` (e.g. `env!("CARGO_PKG_VERSION")`).
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.info.version = version.into();
+        self
+    }
+
+    /// A human-readable title for `serverInfo`.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// Instructions for the model, sent at `initialize` and `server/discover`.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Registers a tool (a fn marked `#[tool]`, or any [`ToolHandler`]).
+    pub fn tool(mut self, tool: impl ToolHandler) -> Self {
+        self.registration.tools.push(Arc::new(tool));
+        self
+    }
+
+    /// Registers a prompt (a fn marked `#[prompt]`, or any [`PromptHandler`]).
+    pub fn prompt(mut self, prompt: impl PromptHandler) -> Self {
+        self.registration.prompts.push(Arc::new(prompt));
+        self
+    }
+
+    /// Registers a resource or resource template (a fn marked `#[resource(...)]`, or any [`ResourceHandler`]).
+    pub fn resource(mut self, resource: impl ResourceHandler) -> Self {
+        self.registration.resources.push(Arc::new(resource));
+        self
+    }
+
+    /// Items per `*/list` page (at least 1; default 100).
+    pub fn page_size(mut self, items: usize) -> Self {
+        self.options.page_size = items.max(1);
+        self
+    }
+
+    /// Cache hints for modern list, read and discover results (default: `ttlMs: 0`, `private`).
+    pub fn cache_hints(mut self, ttl: Duration, scope: CacheScope) -> Self {
+        self.options.cache_ttl = ttl;
+        self.options.cache_scope = scope;
+        self
+    }
+
+    /// The largest inbound message in bytes (default 4 MiB). Larger ones are answered with an error.
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.options.max_message_bytes = bytes.max(1024);
+        self
+    }
+
+    /// How long in-flight requests may run after the client closes stdin (default 10 s).
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.options.shutdown_grace = grace;
+        self
+    }
+
+    /// Checks the registrations (unique names, valid templates) and freezes them into a [`Server`].
+    pub fn build(self) -> Result<Server> {
+        let registry = Registry::build(self.registration, self.options.page_size)?;
+        let capabilities = capabilities(&registry);
+        let server_info_meta = serde_json::to_value(&self.info)?;
+        Ok(Server {
+            inner: Arc::new(ServerInner {
+                info: self.info,
+                instructions: self.instructions,
+                capabilities,
+                registry,
+                options: self.options,
+                server_info_meta,
+            }),
+        })
+    }
+
+    /// Builds the server and serves it on stdin/stdout until stdin closes.
+    pub async fn run(self) -> Result<()> {
+        crate::transport::init_tracing();
+        let server = self.build()?;
+        tracing::info!(
+            "{} {} serving MCP on stdio (both eras: initialize, or _meta per request)",
+            server.inner.info.name,
+            server.inner.info.version
+        );
+        server.serve_stdio().await
+    }
+}
+
+/// A built server: immutable, cheap to clone, shared by every connection.
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) inner: Arc<ServerInner>,
+}
+
+pub(crate) struct ServerInner {
+    pub info: Implementation,
+    pub instructions: Option<String>,
+    pub capabilities: ServerCapabilities,
+    pub registry: Registry,
+    pub options: Options,
+    /// `serverInfo` as JSON, stamped on every modern result.
+    pub server_info_meta: serde_json::Value,
+}
+
+impl Server {
+    /// Serves on this process's stdin and stdout.
+    pub async fn serve_stdio(&self) -> Result<()> {
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves newline-delimited JSON-RPC on any byte stream pair (stdio, a socket, an in-memory pipe).
+    pub async fn serve_io<R, W>(&self, reader: R, writer: W) -> Result<()>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        crate::transport::stdio::serve(self.clone(), reader, writer).await.map_err(Error::from)
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.inner.options
+    }
+}
+
+/// Capabilities follow what is registered: nothing is advertised that the server cannot serve.
+fn capabilities(registry: &Registry) -> ServerCapabilities {
+    let has_prompts = !registry.prompts.is_empty();
+    let has_resources = !registry.resources.is_empty() || !registry.templates.is_empty();
+    ServerCapabilities {
+        logging: Some(JsonObject::new()),
+        completions: (has_prompts || !registry.templates.is_empty()).then(JsonObject::new),
+        tools: (!registry.tools.is_empty()).then(ListChangedCapability::default),
+        prompts: has_prompts.then(ListChangedCapability::default),
+        resources: has_resources.then(ResourcesCapability::default),
+        ..ServerCapabilities::default()
+    }
+}

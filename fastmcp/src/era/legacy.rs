@@ -1,0 +1,109 @@
+//! The legacy era (2024-11-05 … 2025-11-25): `initialize` opens a session whose version and capabilities
+//! apply to every later request on the connection.
+
+use crate::context::{Context, Scope};
+use crate::error::Error;
+use crate::protocol::{
+    ClientCapabilities, Era, ErrorObject, Implementation, InitializeParams, InitializeResult, ProtocolVersion, Request,
+    SetLevelParams, error_json, response_json,
+};
+use crate::server::Server;
+use crate::server::dispatch::{self, Outcome, Reply, parse_params};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// A legacy session: set once by `initialize`, read lock-free by every later request.
+#[derive(Default)]
+pub(crate) struct Session {
+    peer: OnceLock<Arc<Peer>>,
+    initialized: AtomicBool,
+    /// The `logging/setLevel` threshold, as `LoggingLevel as u8 + 1`; 0 means not set.
+    log_level: AtomicU8,
+}
+
+/// What the client said at `initialize`.
+pub(crate) struct Peer {
+    pub protocol_version: ProtocolVersion,
+    pub client_info: Implementation,
+    pub capabilities: ClientCapabilities,
+}
+
+impl Session {
+    pub fn mark_initialized(&self) {
+        self.initialized.store(true, Ordering::Relaxed);
+    }
+}
+
+pub(crate) async fn serve(server: &Server, session: &Session, req: Request) -> String {
+    let method = req.method.as_str();
+    let params = req.params.as_deref();
+    let result = match method {
+        "initialize" => initialize(server, session, parse_params("initialize", params)),
+        "ping" => Reply::new(serde_json::json!({}), false),
+        "server/discover" => return super::modern::finish(server, &req.id, super::modern::discover(server)),
+        _ => {
+            let Some(peer) = session.peer.get() else {
+                let e = ErrorObject::invalid_request(format!(
+                    "`{method}` before `initialize`: a legacy client must initialize first; a modern client sends \
+                     `_meta` with io.modelcontextprotocol/protocolVersion on every request"
+                ));
+                return error_json(Some(&req.id), &e);
+            };
+            if method == "logging/setLevel" {
+                parse_params::<SetLevelParams>(method, params).and_then(|p| {
+                    session.log_level.store(p.level as u8 + 1, Ordering::Relaxed);
+                    Reply::new(serde_json::json!({}), false)
+                })
+            } else if dispatch::serves(method) {
+                let scope = Scope {
+                    request_id: req.id.clone(),
+                    protocol_version: peer.protocol_version,
+                    client_info: Some(peer.client_info.clone()),
+                    client_capabilities: peer.capabilities.clone(),
+                };
+                return finish(&req, dispatch::dispatch(server, method, params, Context::new(scope)).await);
+            } else {
+                Err(Error::rpc(ErrorObject::method_not_found(method)))
+            }
+        }
+    };
+    finish(&req, result.map_or_else(Outcome::Error, Outcome::Complete))
+}
+
+/// Negotiates the version (echo a supported legacy version, else offer the newest) and opens the session.
+fn initialize(server: &Server, session: &Session, params: Result<InitializeParams, Error>) -> Result<Reply, Error> {
+    let params = params?;
+    let protocol_version = ProtocolVersion::parse(&params.protocol_version)
+        .filter(|v| v.era() == Era::Legacy)
+        .unwrap_or(ProtocolVersion::LATEST_LEGACY);
+    let peer = Peer { protocol_version, client_info: params.client_info, capabilities: params.capabilities };
+    if session.peer.set(Arc::new(peer)).is_err() {
+        return Err(Error::rpc(ErrorObject::invalid_request("the session is already initialized")));
+    }
+    let inner = &server.inner;
+    Reply::new(
+        InitializeResult {
+            protocol_version: protocol_version.as_str().to_owned(),
+            capabilities: inner.capabilities.clone(),
+            server_info: inner.info.clone(),
+            instructions: inner.instructions.clone(),
+        },
+        false,
+    )
+}
+
+fn finish(req: &Request, outcome: Outcome) -> String {
+    match outcome {
+        Outcome::Complete(reply) => response_json(&req.id, &reply),
+        // The shim that fulfils input requests over the session lands with the legacy-era issue.
+        Outcome::InputRequired(_) => error_json(
+            Some(&req.id),
+            &ErrorObject::internal(format!(
+                "Handler for {} requires client input, which this server cannot yet request on a legacy \
+                 connection",
+                req.method
+            )),
+        ),
+        Outcome::Error(e) => error_json(Some(&req.id), &e.to_error_object(Era::Legacy)),
+    }
+}

@@ -1,0 +1,120 @@
+//! The modern era (2026-07-28): every request carries its own `_meta` envelope and is served statelessly.
+
+use crate::context::{Context, Scope};
+use crate::error::Error;
+use crate::protocol::Era;
+use crate::protocol::{
+    ClientCapabilities, DiscoverResult, ErrorObject, Implementation, JsonObject, LoggingLevel,
+    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO,
+    ProtocolVersion, Request, RequestId, codes, error_json, response_json,
+};
+use crate::server::Server;
+use crate::server::dispatch::{self, Outcome, Reply};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+/// Methods of the legacy era that 2026-07-28 removed: `-32601` when called with a modern envelope.
+const REMOVED: [&str; 5] = ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
+
+pub(crate) async fn serve(server: &Server, req: Request, meta: JsonObject) -> String {
+    let scope = match envelope(&req.id, meta) {
+        Ok(scope) => scope,
+        Err(e) => return error_json(Some(&req.id), &e),
+    };
+    let method = req.method.as_str();
+    let outcome = if method == "server/discover" {
+        discover(server)
+    } else if dispatch::serves(method) {
+        dispatch::dispatch(server, method, req.params.as_deref(), Context::new(scope)).await
+    } else if REMOVED.contains(&method) {
+        Outcome::Error(Error::rpc(ErrorObject::new(
+            codes::METHOD_NOT_FOUND,
+            format!("Method not found: {method} was removed in protocol revision 2026-07-28"),
+        )))
+    } else {
+        Outcome::Error(Error::rpc(ErrorObject::method_not_found(method)))
+    };
+    finish(server, &req.id, outcome)
+}
+
+/// Validates the per-request envelope: a supported version (`-32022`), then the required keys (`-32602`).
+fn envelope(id: &RequestId, mut meta: JsonObject) -> Result<Scope, ErrorObject> {
+    let mut missing = Vec::new();
+    let protocol_version = match meta.remove(META_PROTOCOL_VERSION) {
+        None => {
+            missing.push(META_PROTOCOL_VERSION);
+            ProtocolVersion::LATEST
+        }
+        Some(Value::String(v)) => match ProtocolVersion::parse(&v).filter(|v| v.era() == Era::Modern) {
+            Some(v) => v,
+            None => return Err(unsupported_version(&v)),
+        },
+        Some(other) => return Err(unsupported_version(&other.to_string())),
+    };
+    let client_capabilities = match meta.remove(META_CLIENT_CAPABILITIES) {
+        None => {
+            missing.push(META_CLIENT_CAPABILITIES);
+            ClientCapabilities::default()
+        }
+        Some(v) => meta_value::<ClientCapabilities>(META_CLIENT_CAPABILITIES, v)?,
+    };
+    if !missing.is_empty() {
+        return Err(ErrorObject::invalid_params(format!("Missing required _meta keys: {}", missing.join(", ")))
+            .with_data(json!({ "missing": missing })));
+    }
+    let client_info =
+        meta.remove(META_CLIENT_INFO).map(|v| meta_value::<Implementation>(META_CLIENT_INFO, v)).transpose()?;
+    if let Some(level) = meta.remove(META_LOG_LEVEL) {
+        meta_value::<LoggingLevel>(META_LOG_LEVEL, level)?;
+    }
+    Ok(Scope { request_id: id.clone(), protocol_version, client_info, client_capabilities })
+}
+
+fn meta_value<T: DeserializeOwned>(key: &str, value: Value) -> Result<T, ErrorObject> {
+    serde_json::from_value(value).map_err(|e| ErrorObject::invalid_params(format!("Invalid _meta key {key}: {e}")))
+}
+
+fn unsupported_version(requested: &str) -> ErrorObject {
+    let supported: Vec<&str> = ProtocolVersion::MODERN.iter().map(|v| v.as_str()).collect();
+    ErrorObject::new(codes::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
+        .with_data(json!({ "supported": supported, "requested": requested }))
+}
+
+/// `server/discover`: what the server supports. Answered in either era, so probing clients find us.
+pub(crate) fn discover(server: &Server) -> Outcome {
+    let inner = &server.inner;
+    let result = DiscoverResult {
+        supported_versions: ProtocolVersion::MODERN.iter().map(|v| v.as_str().to_owned()).collect(),
+        capabilities: inner.capabilities.clone(),
+        instructions: inner.instructions.clone(),
+    };
+    match Reply::new(result, true) {
+        Ok(reply) => Outcome::Complete(reply),
+        Err(e) => Outcome::Error(e),
+    }
+}
+
+/// Renders an outcome on the modern wire: `resultType` and `serverInfo` on every result, cache hints where the
+/// spec requires them, and the modern codes for errors.
+pub(crate) fn finish(server: &Server, id: &RequestId, outcome: Outcome) -> String {
+    let (mut reply, result_type) = match outcome {
+        Outcome::Complete(reply) => (reply, "complete"),
+        Outcome::InputRequired(input) => match Reply::new(input, false) {
+            Ok(reply) => (reply, "input_required"),
+            Err(e) => return error_json(Some(id), &e.to_error_object(Era::Modern)),
+        },
+        Outcome::Error(e) => return error_json(Some(id), &e.to_error_object(Era::Modern)),
+    };
+    let inner = &server.inner;
+    reply.fields.insert("resultType".into(), result_type.into());
+    if reply.cacheable && result_type == "complete" {
+        let ttl = u64::try_from(inner.options.cache_ttl.as_millis()).unwrap_or(u64::MAX);
+        reply.fields.insert("ttlMs".into(), ttl.into());
+        reply.fields.insert("cacheScope".into(), json!(inner.options.cache_scope));
+    }
+    let meta = reply.fields.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
+    if let Value::Object(meta) = meta {
+        meta.insert(META_SERVER_INFO.into(), inner.server_info_meta.clone());
+    }
+    response_json(id, &reply)
+}

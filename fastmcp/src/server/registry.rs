@@ -1,0 +1,168 @@
+//! The immutable registry: handlers, their definitions, and the `*/list` pages, all built once at start-up.
+
+use super::pagination;
+use super::uri_template::UriTemplate;
+use crate::error::Error;
+use crate::handler::{PromptHandler, ResourceDefinition, ResourceHandler, ToolHandler};
+use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
+use crate::schema::WRAP_RESULT_KEY;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+pub(crate) struct ToolEntry {
+    pub handler: Arc<dyn ToolHandler>,
+    pub name: String,
+    /// Structured output travels as `{"result": …}` (see [`crate::schema::output_schema`]).
+    pub wrap_result: bool,
+}
+
+pub(crate) struct PromptEntry {
+    pub handler: Arc<dyn PromptHandler>,
+}
+
+pub(crate) struct ResourceEntry {
+    pub handler: Arc<dyn ResourceHandler>,
+}
+
+pub(crate) struct TemplateEntry {
+    pub handler: Arc<dyn ResourceHandler>,
+    pub template: UriTemplate,
+    pub uri_template: String,
+}
+
+/// Pre-serialized pages of one list: each page is the JSON array for one `*/list` result.
+pub(crate) struct Pages {
+    pages: Vec<Arc<RawValue>>,
+}
+
+impl Pages {
+    fn build<T: Serialize>(items: &[T], page_size: usize) -> Result<Self, Error> {
+        let pages = if items.is_empty() {
+            vec![Arc::from(RawValue::from_string("[]".to_owned())?)]
+        } else {
+            items
+                .chunks(page_size)
+                .map(|chunk| Ok(Arc::from(serde_json::value::to_raw_value(chunk)?)))
+                .collect::<Result<_, Error>>()?
+        };
+        Ok(Self { pages })
+    }
+
+    /// The page a cursor names and the cursor of the next page; `None` for a cursor that names no page.
+    pub fn page(&self, cursor: Option<&str>) -> Option<(Arc<RawValue>, Option<String>)> {
+        let index = pagination::decode(cursor, self.pages.len())?;
+        let next = (index + 1 < self.pages.len()).then(|| pagination::encode(index + 1));
+        Some((self.pages[index].clone(), next))
+    }
+}
+
+#[derive(Default)]
+pub(crate) struct Registration {
+    pub tools: Vec<Arc<dyn ToolHandler>>,
+    pub prompts: Vec<Arc<dyn PromptHandler>>,
+    pub resources: Vec<Arc<dyn ResourceHandler>>,
+}
+
+pub(crate) struct Registry {
+    pub tools: HashMap<String, ToolEntry>,
+    pub prompts: HashMap<String, PromptEntry>,
+    pub resources: HashMap<String, ResourceEntry>,
+    /// In registration order: the first template that matches a URI serves it.
+    pub templates: Vec<TemplateEntry>,
+    pub tool_pages: Pages,
+    pub prompt_pages: Pages,
+    pub resource_pages: Pages,
+    pub template_pages: Pages,
+}
+
+impl Registry {
+    /// Reads every definition once, checks names are unique and templates parse, and serializes the pages.
+    pub fn build(reg: Registration, page_size: usize) -> Result<Self, Error> {
+        let mut problems = Vec::new();
+
+        let mut tools = HashMap::new();
+        let mut tool_defs: Vec<Tool> = Vec::new();
+        for handler in reg.tools {
+            let def = handler.definition();
+            if let Err(why) = check_tool_name(&def.name) {
+                problems.push(why);
+            }
+            let wrap_result = def.output_schema.as_ref().is_some_and(|s| s.contains_key(WRAP_RESULT_KEY));
+            let entry = ToolEntry { handler, name: def.name.clone(), wrap_result };
+            if tools.insert(def.name.clone(), entry).is_some() {
+                problems.push(format!("two tools are named `{}`; tool names must be unique", def.name));
+            }
+            tool_defs.push(def);
+        }
+
+        let mut prompts = HashMap::new();
+        let mut prompt_defs: Vec<Prompt> = Vec::new();
+        for handler in reg.prompts {
+            let def = handler.definition();
+            if prompts.insert(def.name.clone(), PromptEntry { handler }).is_some() {
+                problems.push(format!("two prompts are named `{}`; prompt names must be unique", def.name));
+            }
+            prompt_defs.push(def);
+        }
+
+        let mut resources = HashMap::new();
+        let mut templates: Vec<TemplateEntry> = Vec::new();
+        let mut resource_defs: Vec<Resource> = Vec::new();
+        let mut template_defs: Vec<ResourceTemplate> = Vec::new();
+        for handler in reg.resources {
+            match handler.definition() {
+                ResourceDefinition::Static(def) => {
+                    let entry = ResourceEntry { handler };
+                    if resources.insert(def.uri.clone(), entry).is_some() {
+                        problems.push(format!("two resources have the URI `{}`", def.uri));
+                    }
+                    resource_defs.push(def);
+                }
+                ResourceDefinition::Template(def) => {
+                    if templates.iter().any(|t| t.uri_template == def.uri_template) {
+                        problems.push(format!("two resource templates are `{}`", def.uri_template));
+                    }
+                    match UriTemplate::parse(&def.uri_template) {
+                        Ok(template) => {
+                            templates.push(TemplateEntry { handler, template, uri_template: def.uri_template.clone() })
+                        }
+                        Err(why) => problems.push(format!("resource template: {why}")),
+                    }
+                    template_defs.push(def);
+                }
+            }
+        }
+
+        if !problems.is_empty() {
+            return Err(Error::msg(format!("the server's registry is invalid: {}", problems.join("; "))));
+        }
+        let page_size = page_size.max(1);
+        Ok(Self {
+            tool_pages: Pages::build(&tool_defs, page_size)?,
+            prompt_pages: Pages::build(&prompt_defs, page_size)?,
+            resource_pages: Pages::build(&resource_defs, page_size)?,
+            template_pages: Pages::build(&template_defs, page_size)?,
+            tools,
+            prompts,
+            resources,
+            templates,
+        })
+    }
+
+    /// The resource serving a URI: an exact static match first, then the first matching template.
+    pub fn resolve(&self, uri: &str) -> Option<(&Arc<dyn ResourceHandler>, BTreeMap<String, String>)> {
+        if let Some(entry) = self.resources.get(uri) {
+            return Some((&entry.handler, BTreeMap::new()));
+        }
+        self.templates.iter().find_map(|t| Some((&t.handler, t.template.match_uri(uri)?)))
+    }
+}
+
+/// Tool names: 1–128 characters of `[A-Za-z0-9_.-]` (2025-11-25 SHOULD; clients drop others).
+fn check_tool_name(name: &str) -> Result<(), String> {
+    let ok = (1..=128).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+    if ok { Ok(()) } else { Err(format!("tool name `{name}` must be 1–128 characters of A-Z a-z 0-9 _ . -")) }
+}

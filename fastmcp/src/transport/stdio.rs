@@ -1,0 +1,94 @@
+//! stdio: newline-delimited JSON-RPC on a byte stream pair.
+//!
+//! stdout carries only protocol messages. Requests run concurrently (a slow tool never blocks `ping`), except
+//! those that change connection state. At end of input, running requests get a grace period to finish.
+
+use super::lines::{Line, LineReader};
+use crate::era::Connection;
+use crate::protocol::{ErrorObject, Inbound, error_json};
+use crate::server::Server;
+use std::sync::Arc;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+/// Outbound messages queued before writers wait: bounds memory when the client reads slowly.
+const OUTBOUND_QUEUE: usize = 1024;
+
+pub(crate) async fn serve<R, W>(server: Server, reader: R, writer: W) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let options = server.options().clone();
+    let (tx, rx) = mpsc::channel::<String>(OUTBOUND_QUEUE);
+    let writer = tokio::spawn(write_lines(rx, writer));
+    let conn = Arc::new(Connection::new(server));
+    let mut lines = LineReader::new(reader, options.max_message_bytes);
+    let mut running = JoinSet::new();
+
+    while let Some(line) = lines.next().await? {
+        while running.try_join_next().is_some() {}
+        let text = match line {
+            Line::Text(bytes) => bytes,
+            Line::TooLong => {
+                let e = ErrorObject::invalid_request(format!(
+                    "message exceeds the server's limit of {} bytes (FastMcp::max_message_bytes)",
+                    options.max_message_bytes
+                ));
+                let _ = tx.send(error_json(None, &e)).await;
+                continue;
+            }
+        };
+        let text = match std::str::from_utf8(&text) {
+            Ok(t) if t.trim().is_empty() => continue,
+            Ok(t) => t,
+            Err(e) => {
+                let _ = tx.send(error_json(None, &ErrorObject::parse_error(e))).await;
+                continue;
+            }
+        };
+        match Inbound::parse(text) {
+            Err(rejected) => {
+                let _ = tx.send(error_json(rejected.id.as_ref(), &rejected.error)).await;
+            }
+            Ok(Inbound::Request(req)) if Connection::is_sequential(&req) => {
+                let _ = tx.send(conn.request(req).await).await;
+            }
+            Ok(Inbound::Request(req)) => {
+                let (conn, tx) = (conn.clone(), tx.clone());
+                running.spawn(async move {
+                    let _ = tx.send(conn.request(req).await).await;
+                });
+            }
+            Ok(Inbound::Notification(note)) => conn.notification(note),
+            Ok(Inbound::Response { id, .. }) => tracing::debug!("ignoring a response to unknown request {id}"),
+        }
+    }
+
+    if !running.is_empty() {
+        let drained =
+            tokio::time::timeout(options.shutdown_grace, async { while running.join_next().await.is_some() {} });
+        if drained.await.is_err() {
+            tracing::warn!(
+                "input closed; {} request(s) still running after the grace period were stopped",
+                running.len()
+            );
+            running.abort_all();
+        }
+    }
+    drop(tx);
+    writer.await.map_err(std::io::Error::other)?
+}
+
+async fn write_lines<W: AsyncWrite + Unpin>(mut rx: mpsc::Receiver<String>, writer: W) -> std::io::Result<()> {
+    let mut out = BufWriter::new(writer);
+    while let Some(line) = rx.recv().await {
+        out.write_all(line.as_bytes()).await?;
+        out.write_all(b"\n").await?;
+        if rx.is_empty() {
+            out.flush().await?;
+        }
+    }
+    out.flush().await
+}

@@ -1,0 +1,208 @@
+//! Every error path of the wire, over a real process's stdio: the right code, the id echoed, and the
+//! connection still serving afterwards.
+
+use fastmcp_tests::{StdioClient, example_bin, modern_meta};
+use serde_json::{Value, json};
+
+fn quickstart() -> StdioClient {
+    StdioClient::spawn(example_bin("quickstart"))
+}
+
+fn fixture() -> StdioClient {
+    StdioClient::spawn(env!("CARGO_BIN_EXE_fixture").into())
+}
+
+fn code(response: &Value) -> i64 {
+    response["error"]["code"].as_i64().unwrap_or_else(|| panic!("expected an error, got {response}"))
+}
+
+async fn still_alive(c: &mut StdioClient) {
+    let pong = c.request("ping", json!({})).await;
+    assert_eq!(pong["result"], json!({}), "the connection keeps serving");
+}
+
+#[tokio::test]
+async fn malformed_lines_get_errors_and_the_connection_lives() {
+    let mut c = quickstart();
+    c.initialize("2025-11-25").await;
+    for (line, want, id) in [
+        ("{not json", -32700, Value::Null),
+        ("[1, 2", -32700, Value::Null),
+        (r#"{"jsonrpc":"1.0","id":7,"method":"ping"}"#, -32600, json!(7)),
+        (r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, -32600, Value::Null),
+        (r#"{"jsonrpc":"2.0","id":8,"method":5}"#, -32600, json!(8)),
+        (r#"{"jsonrpc":"2.0","id":9,"method":"ping","params":3}"#, -32600, json!(9)),
+        (r#"{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}"#, -32600, Value::Null),
+        ("[]", -32600, Value::Null),
+        ("42", -32600, Value::Null),
+    ] {
+        c.send_raw(line).await;
+        let e = c.recv().await;
+        assert_eq!(code(&e), want, "for {line}");
+        assert_eq!(e["id"], id, "id echoed for {line}");
+        assert_eq!(e["jsonrpc"], "2.0");
+    }
+    c.send_raw("   ").await; // blank lines are skipped, not answered
+    still_alive(&mut c).await;
+    assert!(c.close().await.0.success());
+}
+
+#[tokio::test]
+async fn legacy_error_codes() {
+    let mut c = quickstart();
+    let early = c.request("tools/list", json!({})).await;
+    assert_eq!(code(&early), -32600, "requests before initialize are refused: {early}");
+    assert!(early["error"]["message"].as_str().unwrap().contains("initialize"));
+    c.initialize("2025-11-25").await;
+    let again = c.initialize_with("2025-11-25", json!({})).await;
+    assert_eq!(code(&again), -32600, "a second initialize is refused");
+
+    assert_eq!(code(&c.request("no/such/method", json!({})).await), -32601);
+    let unknown = c.request("tools/call", json!({"name": "nope", "arguments": {}})).await;
+    assert_eq!(code(&unknown), -32602);
+    assert_eq!(unknown["error"]["message"], "Unknown tool: nope");
+    assert_eq!(code(&c.request("tools/call", json!({"name": 5})).await), -32602);
+    assert_eq!(code(&c.request("tools/call", json!({})).await), -32602);
+    assert_eq!(code(&c.request("prompts/get", json!({"name": "nope"})).await), -32602);
+    let missing = c.request("prompts/get", json!({"name": "review_code", "arguments": {}})).await;
+    assert_eq!(code(&missing), -32602);
+    assert!(missing["error"]["message"].as_str().unwrap().contains("`code`"), "names the argument: {missing}");
+    assert_eq!(code(&c.request("prompts/get", json!({"name": "review_code", "arguments": {"code": 1}})).await), -32602);
+    assert_eq!(code(&c.request("tools/list", json!({"cursor": "bogus"})).await), -32602);
+    assert_eq!(code(&c.request("logging/setLevel", json!({"level": "loud"})).await), -32602);
+    let complete = json!({"ref": {"type": "ref/prompt", "name": "nope"}, "argument": {"name": "a", "value": ""}});
+    assert_eq!(code(&c.request("completion/complete", complete).await), -32602);
+
+    let nf = c.request("resources/read", json!({"uri": "quickstart://nope"})).await;
+    assert_eq!(code(&nf), -32002, "legacy resource-not-found code");
+    assert_eq!(nf["error"]["data"]["uri"], "quickstart://nope");
+
+    // Input validation failures are tool results the model can read, not protocol errors.
+    let bad = c.request("tools/call", json!({"name": "greet", "arguments": {"name": 5}})).await;
+    assert_eq!(bad["result"]["isError"], true, "{bad}");
+    assert!(bad["result"]["content"][0]["text"].as_str().unwrap().contains("Invalid arguments for tool `greet`"));
+    let missing = c.request("tools/call", json!({"name": "add", "arguments": {"a": 1}})).await;
+    assert_eq!(missing["result"]["isError"], true);
+    let overflow = c.request("tools/call", json!({"name": "add", "arguments": {"a": i64::MAX, "b": 1}})).await;
+    assert_eq!(overflow["result"]["isError"], true);
+    assert!(overflow["result"]["content"][0]["text"].as_str().unwrap().contains("does not fit"));
+    still_alive(&mut c).await;
+    c.close().await;
+}
+
+#[tokio::test]
+async fn modern_error_codes() {
+    let mut c = quickstart();
+    let meta = modern_meta(json!({}));
+    let with_meta = |mut params: Value, meta: Value| {
+        params["_meta"] = meta;
+        params
+    };
+
+    // Envelope: missing keys are -32602 naming them; clientInfo is optional.
+    let only_info = json!({"io.modelcontextprotocol/clientInfo": {"name": "x", "version": "1"}});
+    let e = c.request("server/discover", with_meta(json!({}), only_info)).await;
+    assert_eq!(code(&e), -32602);
+    let msg = e["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("protocolVersion") && msg.contains("clientCapabilities"), "{msg}");
+    let no_caps = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+    let e = c.request("tools/list", with_meta(json!({}), no_caps)).await;
+    assert_eq!(code(&e), -32602);
+    assert!(e["error"]["message"].as_str().unwrap().contains("clientCapabilities"));
+    let no_version = json!({"io.modelcontextprotocol/clientCapabilities": {}});
+    assert_eq!(code(&c.request("tools/list", with_meta(json!({}), no_version)).await), -32602);
+    let no_info = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let ok = c.request("tools/list", with_meta(json!({}), no_info)).await;
+    assert_eq!(ok["result"]["resultType"], "complete", "clientInfo is optional: {ok}");
+    let bad_level = with_meta(json!({}), {
+        let mut m = meta.clone();
+        m["io.modelcontextprotocol/logLevel"] = json!("loud");
+        m
+    });
+    assert_eq!(code(&c.request("tools/list", bad_level).await), -32602);
+
+    // Unknown versions name what is supported.
+    let mut old = meta.clone();
+    old["io.modelcontextprotocol/protocolVersion"] = json!("1900-01-01");
+    let e = c.request("tools/list", with_meta(json!({}), old)).await;
+    assert_eq!(code(&e), -32022);
+    assert_eq!(e["error"]["data"]["supported"], json!(["2026-07-28"]));
+    assert_eq!(e["error"]["data"]["requested"], "1900-01-01");
+    let mut legacy_in_meta = meta.clone();
+    legacy_in_meta["io.modelcontextprotocol/protocolVersion"] = json!("2025-11-25");
+    assert_eq!(code(&c.request("tools/list", with_meta(json!({}), legacy_in_meta)).await), -32022);
+
+    // Methods the modern revision removed, and unknown ones.
+    for method in ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "nope"] {
+        let e = c.modern(method, json!({})).await;
+        assert_eq!(code(&e), -32601, "{method}: {e}");
+        assert!(e["id"].is_number(), "id echoed");
+    }
+
+    let e = c.modern("tools/call", json!({"name": "nope", "arguments": {}})).await;
+    assert_eq!(code(&e), -32602);
+    let nf = c.modern("resources/read", json!({"uri": "quickstart://nope"})).await;
+    assert_eq!(code(&nf), -32602, "modern resource-not-found is -32602: {nf}");
+    assert_eq!(nf["error"]["data"]["uri"], "quickstart://nope");
+    let bad = c.modern("tools/call", json!({"name": "greet", "arguments": {}})).await;
+    assert_eq!(bad["result"]["isError"], true);
+    assert_eq!(bad["result"]["resultType"], "complete");
+    assert!(c.close().await.0.success());
+}
+
+#[tokio::test]
+async fn oversized_messages_are_refused_and_the_connection_lives() {
+    let mut c = StdioClient::spawn_with_env(env!("CARGO_BIN_EXE_fixture").into(), &[("FIXTURE_MAX_MESSAGE_BYTES", "2048")]);
+    c.initialize("2025-11-25").await;
+    let big = json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call",
+        "params": {"name": "fail", "arguments": {"message": "x".repeat(10_000)}}});
+    c.send(&big).await;
+    let e = c.recv().await;
+    assert_eq!(code(&e), -32600);
+    assert!(e["error"]["message"].as_str().unwrap().contains("2048 bytes"), "{e}");
+    still_alive(&mut c).await;
+    c.close().await;
+}
+
+#[tokio::test]
+async fn panicking_handlers_become_errors_and_the_server_lives() {
+    let mut c = fixture();
+    c.initialize("2025-11-25").await;
+    let r = c.request("tools/call", json!({"name": "boom", "arguments": {}})).await;
+    assert_eq!(r["result"]["isError"], true, "a panicking tool is an isError result: {r}");
+    let r = c.request("resources/read", json!({"uri": "fixture://panics"})).await;
+    assert_eq!(code(&r), -32603, "a panicking resource is an internal error: {r}");
+    let r = c.request("tools/call", json!({"name": "fail", "arguments": {"message": "nope"}})).await;
+    assert_eq!(r["result"]["isError"], true);
+    assert_eq!(r["result"]["content"][0]["text"], "nope");
+    still_alive(&mut c).await;
+    assert!(c.close().await.0.success());
+}
+
+#[tokio::test]
+async fn a_slow_tool_never_blocks_other_requests() {
+    let mut c = fixture();
+    c.initialize("2025-11-25").await;
+    c.send(&json!({"jsonrpc": "2.0", "id": "slow", "method": "tools/call",
+        "params": {"name": "sleep", "arguments": {"ms": 3000}}}))
+        .await;
+    let started = std::time::Instant::now();
+    still_alive(&mut c).await;
+    let fast = c.request("tools/call", json!({"name": "sleep", "arguments": {"ms": 1}})).await;
+    assert_eq!(fast["result"]["content"][0]["text"], "slept 1ms");
+    assert!(started.elapsed().as_millis() < 2500, "answered while the slow call runs");
+    let slow = c.response(&json!("slow")).await;
+    assert_eq!(slow["result"]["content"][0]["text"], "slept 3000ms");
+    c.close().await;
+}
+
+#[tokio::test]
+async fn requests_in_flight_at_eof_still_get_their_response() {
+    let mut c = fixture();
+    c.initialize("2025-11-25").await;
+    c.send(&json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": {"name": "sleep", "arguments": {"ms": 300}}}))
+        .await;
+    let (status, _) = c.close_after(&json!(5), "slept 300ms").await;
+    assert!(status.success());
+}
