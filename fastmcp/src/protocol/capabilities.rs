@@ -72,6 +72,11 @@ pub struct ServerCapabilities {
     pub resources: Option<ResourcesCapability>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<ListChangedCapability>,
+    /// 2025-11-25 tasks (experimental, legacy only; `{list?, cancel?, requests?: {tools?: {call?}}}`), kept
+    /// opaque like the client's. The spec's own `initialize` example carries it, so without the field a legacy
+    /// server could not state it and a round trip would drop it. Modern servers use `extensions` instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<JsonObject>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extensions: Option<JsonObject>,
 }

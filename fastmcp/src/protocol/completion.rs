@@ -1,5 +1,6 @@
 //! `completion/complete`.
 
+use super::JsonObject;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -13,13 +14,20 @@ pub struct CompleteParams {
     pub argument: CompletionArgument,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<CompletionContext>,
+    /// Request `_meta`, as on every other params type: the modern envelope and `progressToken` live here.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
 pub enum CompletionReference {
     #[serde(rename = "ref/prompt")]
-    Prompt { name: String },
+    Prompt {
+        name: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        title: Option<String>,
+    },
     #[serde(rename = "ref/resource")]
     Resource { uri: String },
 }

@@ -115,6 +115,10 @@ pub struct ElicitResult {
     pub action: ElicitAction,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<JsonObject>,
+    /// Legacy only: as a JSON-RPC result (2025-11-25 `ElicitResult extends Result`) it may carry `_meta`. Kept
+    /// so nothing the client sent is lost; modern input responses are bare objects without it.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
 }
 
 /// `sampling/createMessage` params.
@@ -183,6 +187,10 @@ pub struct SamplingMessage {
 }
 
 /// One block or several (2025-11-25+ allows arrays).
+///
+/// `One` is unboxed although a block is far bigger than a `Vec`: it mirrors the wire's `block | block[]`, and a
+/// message holds exactly one of these, so the size difference costs nothing worth an indirection.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum SamplingContent {
@@ -236,6 +244,9 @@ pub struct CreateMessageResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ListRootsResult {
     pub roots: Vec<Root>,
+    /// Legacy only, as on [`ElicitResult`]: 2025-11-25 `ListRootsResult extends Result`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

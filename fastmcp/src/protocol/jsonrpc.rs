@@ -96,7 +96,10 @@ pub enum Inbound {
     Request(Request),
     Notification(Notification),
     /// A response to a request the server sent (legacy era only).
-    Response { id: RequestId, outcome: Result<Box<RawValue>, ErrorObject> },
+    Response {
+        id: RequestId,
+        outcome: Result<Box<RawValue>, ErrorObject>,
+    },
 }
 
 #[derive(Debug)]
@@ -139,8 +142,20 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::E
 impl Inbound {
     /// Classifies one JSON text as a request, notification or response. Errors carry the JSON-RPC code to
     /// answer with: `-32700` for text that is not JSON, `-32600` for JSON that is not a JSON-RPC message.
+    ///
+    /// `Rejected` is returned unboxed: it is built at most once per inbound message, on a path that ends in an
+    /// error response, so its size does not matter.
+    #[allow(clippy::result_large_err)]
     pub fn parse(text: &str) -> Result<Inbound, Rejected> {
         let env: Envelope = match serde_json::from_str(text) {
+            // A derived struct also deserializes from a JSON array, field by position, so
+            // `["2.0", 1, "tools/list", {}, null, null]` would pass as a request. A JSON-RPC message is an object.
+            Ok(_) if !text.trim_start().starts_with('{') => {
+                return Err(Rejected {
+                    id: None,
+                    error: ErrorObject::invalid_request("expected a JSON-RPC 2.0 object"),
+                });
+            }
             Ok(env) => env,
             Err(e) if e.is_syntax() || e.is_eof() => {
                 return Err(Rejected { id: None, error: ErrorObject::parse_error(e) });
@@ -164,10 +179,8 @@ impl Inbound {
                 }
             },
         };
-        let reject = |id: &Option<RequestId>, msg: &str| Rejected {
-            id: id.clone(),
-            error: ErrorObject::invalid_request(msg),
-        };
+        let reject =
+            |id: &Option<RequestId>, msg: &str| Rejected { id: id.clone(), error: ErrorObject::invalid_request(msg) };
         if env.jsonrpc.as_deref().map(RawValue::get) != Some("\"2.0\"") {
             return Err(reject(&id, "jsonrpc must be \"2.0\""));
         }
@@ -237,8 +250,7 @@ pub fn response_json<R: Serialize>(id: &RequestId, result: R) -> String {
 
 /// Renders an error response's JSON text.
 pub fn error_json(id: Option<&RequestId>, error: &ErrorObject) -> String {
-    serde_json::to_string(&OutboundError { jsonrpc: "2.0", id, error })
-        .expect("an error object always serializes")
+    serde_json::to_string(&OutboundError { jsonrpc: "2.0", id, error }).expect("an error object always serializes")
 }
 
 /// Renders a notification's JSON text.

@@ -49,6 +49,10 @@ pub struct ToolAnnotations {
 pub struct PaginatedParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
+    /// Request `_meta`: every modern list request carries its envelope here (the spec's
+    /// `PaginatedRequestParams` example does), and legacy ones may carry a `progressToken`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -21,13 +21,8 @@ pub enum ProtocolVersion {
 
 impl ProtocolVersion {
     /// All revisions, oldest first.
-    pub const ALL: [ProtocolVersion; 5] = [
-        Self::V2024_11_05,
-        Self::V2025_03_26,
-        Self::V2025_06_18,
-        Self::V2025_11_25,
-        Self::V2026_07_28,
-    ];
+    pub const ALL: [ProtocolVersion; 5] =
+        [Self::V2024_11_05, Self::V2025_03_26, Self::V2025_06_18, Self::V2025_11_25, Self::V2026_07_28];
     /// The newest revision of the legacy era: what `initialize` answers when it can't echo the client's.
     pub const LATEST_LEGACY: ProtocolVersion = Self::V2025_11_25;
     /// The newest revision overall.
