@@ -7,7 +7,7 @@
 pub(crate) mod legacy;
 pub(crate) mod modern;
 
-use crate::protocol::{JsonObject, MODERN_CLAIM_KEYS, Notification, Request};
+use crate::protocol::{ErrorObject, Inbound, JsonObject, MODERN_CLAIM_KEYS, Notification, Request, error_json};
 use crate::server::Server;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -34,6 +34,29 @@ impl Connection {
             Some(meta) => modern::serve(&self.server, req, meta).await,
             None => legacy::serve(&self.server, &self.session, req).await,
         }
+    }
+
+    /// Serves a JSON-RPC batch (2025-03-26 requires receiving them): every element concurrently, the
+    /// responses in one array, or nothing when the batch held only notifications.
+    pub async fn batch(&self, items: Vec<Box<RawValue>>) -> Option<String> {
+        let replies = futures_util::future::join_all(items.iter().map(|item| async move {
+            match Inbound::parse(item.get()) {
+                Err(rejected) => Some(error_json(rejected.id.as_ref(), &rejected.error)),
+                Ok(Inbound::Request(req)) if Self::is_sequential(&req) => Some(error_json(
+                    Some(&req.id),
+                    &ErrorObject::invalid_request(format!("`{}` must not be part of a batch", req.method)),
+                )),
+                Ok(Inbound::Request(req)) => Some(self.request(req).await),
+                Ok(Inbound::Notification(note)) => {
+                    self.notification(note);
+                    None
+                }
+                Ok(Inbound::Response { .. }) => None,
+            }
+        }))
+        .await;
+        let replies: Vec<String> = replies.into_iter().flatten().collect();
+        (!replies.is_empty()).then(|| format!("[{}]", replies.join(",")))
     }
 
     pub fn notification(&self, note: Notification) {

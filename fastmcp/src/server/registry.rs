@@ -11,6 +11,9 @@ use serde_json::value::RawValue;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+/// Template variables a URI bound.
+pub(crate) type Variables = BTreeMap<String, String>;
+
 pub(crate) struct ToolEntry {
     pub handler: Arc<dyn ToolHandler>,
     pub name: String,
@@ -152,7 +155,7 @@ impl Registry {
     }
 
     /// The resource serving a URI: an exact static match first, then the first matching template.
-    pub fn resolve(&self, uri: &str) -> Option<(&Arc<dyn ResourceHandler>, BTreeMap<String, String>)> {
+    pub fn resolve(&self, uri: &str) -> Option<(&Arc<dyn ResourceHandler>, Variables)> {
         if let Some(entry) = self.resources.get(uri) {
             return Some((&entry.handler, BTreeMap::new()));
         }

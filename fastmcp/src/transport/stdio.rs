@@ -48,6 +48,31 @@ where
                 continue;
             }
         };
+        if text.trim_start().starts_with('[') {
+            match serde_json::from_str::<Vec<Box<serde_json::value::RawValue>>>(text) {
+                Ok(items) if !items.is_empty() => {
+                    let (conn, tx) = (conn.clone(), tx.clone());
+                    running.spawn(async move {
+                        if let Some(replies) = conn.batch(items).await {
+                            let _ = tx.send(replies).await;
+                        }
+                    });
+                }
+                Ok(_) => {
+                    let e = ErrorObject::invalid_request("an empty batch");
+                    let _ = tx.send(error_json(None, &e)).await;
+                }
+                Err(e) => {
+                    let e = if e.is_syntax() || e.is_eof() {
+                        ErrorObject::parse_error(e)
+                    } else {
+                        ErrorObject::invalid_request("a batch is an array of JSON-RPC messages")
+                    };
+                    let _ = tx.send(error_json(None, &e)).await;
+                }
+            }
+            continue;
+        }
         match Inbound::parse(text) {
             Err(rejected) => {
                 let _ = tx.send(error_json(rejected.id.as_ref(), &rejected.error)).await;
