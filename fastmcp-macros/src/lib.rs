@@ -1,7 +1,112 @@
+//! Attribute macros for [fastmcp](https://docs.rs/fastmcp): `#[tool]`, `#[prompt]` and `#[resource]`.
+//!
+//! Use them through `fastmcp` (`use fastmcp::prelude::*;`), which re-exports them; generated code reaches
+//! the runtime through `::fastmcp::__private`, so a server crate needs no serde or schemars dependency of
+//! its own.
+//!
+//! Each macro turns an `async fn name(..)` into a unit struct `name` that implements the runtime's handler
+//! trait, so `FastMcp::new(..).tool(name)` registers it, and keeps the fn callable as `name::invoke(..)`
+//! for unit tests. Set `FASTMCP_MACROS_DEBUG=1` while building to print every expansion to stderr.
+//!
+//! The crate follows serde_derive's split: `attr` parses the macros' options, `model` builds a typed view of
+//! the fn, `check` validates it, `expand` generates code. Errors accumulate in a `Ctxt`, are spanned on the
+//! user's tokens, and are emitted next to the user's fn so the IDE keeps working.
+#![forbid(unsafe_code)]
+
+mod attr;
+mod check;
+mod ctxt;
+mod docs;
+mod expand;
+mod model;
+mod uri_template;
+
+use model::Kind;
 use proc_macro::TokenStream;
+
+/// Makes an `async fn` an MCP tool.
+///
+/// ```ignore
+/// use fastmcp::prelude::*;
+///
+/// /// Say hello.
+/// #[tool(read_only)]
+/// async fn greet(
+///     /// Who to greet.
+///     name: String,
+///     /// How many exclamation marks.
+///     excitement: Option<u8>,
+///     ctx: Context,
+/// ) -> String {
+///     format!("Hello, {name}{}", "!".repeat(excitement.unwrap_or(1).into()))
+/// }
+/// ```
+///
+/// - The doc comments of the fn and of each parameter become the tool's and the properties' descriptions.
+/// - Each `name: Type` parameter is one property of the input schema (`Type: Deserialize + JsonSchema`);
+///   `Option<T>` is optional. Attributes such as `#[serde(default)]` or `#[schemars(range(max = 10))]` on
+///   a parameter go to its field. `Args(args): Args<T>` instead takes the whole arguments object as `T`.
+/// - A parameter of type `Context` (or `&Context`) receives the request's context.
+/// - The return type implements `IntoToolResult`: `String`, `Json<T>` (structured content and an output
+///   schema), content blocks, `CallToolResult`, `()`, or a `Result` of these whose `Err` is an `isError`
+///   result.
+///
+/// Options: `name = ".."` (default: the fn's name; 1–128 of `A-Za-z0-9_.-`), `title = ".."`,
+/// `description = ".."` (default: the doc comments), and the annotation flags `read_only`, `destructive`,
+/// `idempotent`, `open_world` (`flag` or `flag = false`).
 #[proc_macro_attribute]
-pub fn tool(_: TokenStream, item: TokenStream) -> TokenStream { item }
+pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::run(Kind::Tool, args.into(), item.into()).into()
+}
+
+/// Makes an `async fn` an MCP prompt.
+///
+/// ```ignore
+/// /// Explain a piece of code.
+/// #[prompt]
+/// async fn explain(
+///     /// The language of the code.
+///     #[complete(["rust", "go", "python"])]
+///     language: String,
+///     /// The code.
+///     code: String,
+///     /// How detailed, 1 to 5.
+///     level: Option<u8>,
+/// ) -> String {
+///     format!("Explain this {language} code at level {}:\n{code}", level.unwrap_or(3))
+/// }
+/// ```
+///
+/// Each `name: T` parameter is one argument (`T: FromStr`), required unless `Option<T>`, described by its
+/// doc comments. `#[complete(["a", "b"])]` completes an argument from a list; `#[complete(f)]` calls
+/// `async fn f(query: CompletionQuery) -> impl IntoCompletion` (e.g. `Vec<String>`). The return type
+/// implements `IntoPromptResult` (`String`, `PromptMessage`, `Vec<PromptMessage>`, `GetPromptResult`, or a
+/// `Result` of these). Options: `name`, `title`, `description`.
 #[proc_macro_attribute]
-pub fn prompt(_: TokenStream, item: TokenStream) -> TokenStream { item }
+pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::run(Kind::Prompt, args.into(), item.into()).into()
+}
+
+/// Makes an `async fn` an MCP resource, or a resource template when the URI has `{variables}`.
+///
+/// ```ignore
+/// /// The app's configuration.
+/// #[resource("config://app", mime_type = "application/json")]
+/// async fn config() -> Json<Config> { .. }
+///
+/// /// One user's profile.
+/// #[resource("users://{id}/profile{?fields}")]
+/// async fn profile(id: u64, fields: Option<String>) -> Result<String> { .. }
+/// ```
+///
+/// Template expressions: `{var}` (one path segment), `{+var}` or `{var*}` (may span `/`), `{?a,b}` (query
+/// parameters). Every variable is a parameter of the same name (`T: FromStr`; `Option<T>` only for query
+/// variables); a value that does not parse means "resource not found". A fixed URI takes no parameters.
+/// `Context` parameters and `#[complete(..)]` work as for prompts. The return type implements
+/// `IntoResourceContents` (`String` is text, `Vec<u8>` a blob, `Json<T>` JSON text, or `ResourceContents`,
+/// `ReadResourceResult`, or a `Result` of these). Options: the URI first, then `name` (default: the fn's
+/// name), `title`, `description` (default: the doc comments), `mime_type`.
 #[proc_macro_attribute]
-pub fn resource(_: TokenStream, item: TokenStream) -> TokenStream { item }
+pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::run(Kind::Resource, args.into(), item.into()).into()
+}

@@ -1,10 +1,137 @@
 //! Helpers that only macro expansions call (re-exported from `__private`).
+//!
+//! The macros build definitions through these constructors rather than struct literals, so a field added to
+//! a wire type needs no change in the macro crate.
 
+use crate::error::Error;
 use crate::flow::Step;
-use crate::handler::HandlerResult;
-use crate::protocol::CallToolResult;
+use crate::handler::{HandlerResult, IntoPromptResult, IntoResourceContents, ResourceDefinition, ResourceRead};
+use crate::protocol::{
+    CallToolResult, GetPromptResult, JsonObject, Prompt, PromptArgument, ReadResourceResult, Resource,
+    ResourceTemplate, Tool, ToolAnnotations,
+};
+use std::str::FromStr;
+
+/// `#[tool]` hands the parsed arguments object to an `Args<T>` parameter.
+pub use crate::handler::Args;
 
 /// The `isError` result for arguments that do not match a tool's input schema.
 pub fn invalid_arguments(tool: &str, error: serde_json::Error) -> HandlerResult<CallToolResult> {
     Ok(Step::Complete(CallToolResult::error(format!("Invalid arguments for tool `{tool}`: {error}"))))
+}
+
+/// A `#[tool]`'s `tools/list` entry.
+pub fn tool_definition(
+    name: &str,
+    title: Option<&str>,
+    description: Option<&str>,
+    input_schema: JsonObject,
+    output_schema: Option<JsonObject>,
+    annotations: Option<ToolAnnotations>,
+) -> Tool {
+    Tool {
+        name: name.to_owned(),
+        title: title.map(str::to_owned),
+        description: description.map(str::to_owned),
+        icons: None,
+        input_schema,
+        output_schema,
+        annotations,
+        execution: None,
+        meta: None,
+    }
+}
+
+/// A `#[prompt]`'s `prompts/list` entry; no arguments is `arguments: None`.
+pub fn prompt_definition(
+    name: &str,
+    title: Option<&str>,
+    description: Option<&str>,
+    arguments: Vec<PromptArgument>,
+) -> Prompt {
+    Prompt {
+        name: name.to_owned(),
+        title: title.map(str::to_owned),
+        description: description.map(str::to_owned),
+        arguments: if arguments.is_empty() { None } else { Some(arguments) },
+        icons: None,
+        meta: None,
+    }
+}
+
+pub fn prompt_argument(name: &str, description: Option<&str>, required: bool) -> PromptArgument {
+    PromptArgument {
+        name: name.to_owned(),
+        title: None,
+        description: description.map(str::to_owned),
+        required: Some(required),
+    }
+}
+
+/// A `#[prompt]`'s result; the prompt's own description fills in when the handler gave none.
+pub fn prompt_result<R: IntoPromptResult>(out: R, description: Option<&str>) -> HandlerResult<GetPromptResult> {
+    let mut result = out.into_prompt_result()?;
+    if result.description.is_none() {
+        result.description = description.map(str::to_owned);
+    }
+    Ok(Step::Complete(result))
+}
+
+/// A `#[resource("fixed://uri")]`'s definition.
+pub fn static_resource(
+    uri: &str,
+    name: &str,
+    title: Option<&str>,
+    description: Option<&str>,
+    mime_type: Option<&str>,
+) -> ResourceDefinition {
+    ResourceDefinition::Static(Resource {
+        uri: uri.to_owned(),
+        name: name.to_owned(),
+        title: title.map(str::to_owned),
+        description: description.map(str::to_owned),
+        mime_type: mime_type.map(str::to_owned),
+        size: None,
+        annotations: None,
+        icons: None,
+        meta: None,
+    })
+}
+
+/// A `#[resource("scheme://{var}")]`'s definition.
+pub fn resource_template(
+    uri_template: &str,
+    name: &str,
+    title: Option<&str>,
+    description: Option<&str>,
+    mime_type: Option<&str>,
+) -> ResourceDefinition {
+    ResourceDefinition::Template(ResourceTemplate {
+        uri_template: uri_template.to_owned(),
+        name: name.to_owned(),
+        title: title.map(str::to_owned),
+        description: description.map(str::to_owned),
+        mime_type: mime_type.map(str::to_owned),
+        annotations: None,
+        icons: None,
+        meta: None,
+    })
+}
+
+/// An optional template variable (`{?page}`): absent is `None`; present but unparsable means no resource
+/// has this URI.
+pub fn optional_variable<T: FromStr>(read: &ResourceRead, name: &str) -> Result<Option<T>, Error> {
+    match read.variables().get(name) {
+        None => Ok(None),
+        Some(raw) => raw.parse().map(Some).map_err(|_| Error::resource_not_found(read.uri())),
+    }
+}
+
+/// A `#[resource]`'s result, converted with the resource's declared MIME type.
+pub fn resource_result<R: IntoResourceContents>(
+    out: R,
+    uri: &str,
+    mime_type: Option<&str>,
+) -> HandlerResult<ReadResourceResult> {
+    Ok(Step::Complete(out.into_contents(uri, mime_type)?))
 }

@@ -206,3 +206,42 @@ async fn requests_in_flight_at_eof_still_get_their_response() {
     let (status, _) = c.close_after(&json!(5), "slept 300ms").await;
     assert!(status.success());
 }
+
+#[tokio::test]
+async fn lists_paginate_with_opaque_cursors_in_both_eras() {
+    let mut c = fixture();
+    c.initialize("2025-11-25").await;
+    let first = c.request("tools/list", json!({})).await["result"].clone();
+    let names = |page: &Value| -> Vec<String> {
+        page["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
+    };
+    assert_eq!(names(&first), ["sleep", "boom"]);
+    let cursor = first["nextCursor"].as_str().expect("a next cursor").to_owned();
+    let second = c.request("tools/list", json!({"cursor": cursor})).await["result"].clone();
+    assert_eq!(names(&second), ["fail"]);
+    assert!(second.get("nextCursor").is_none(), "the last page has no cursor");
+    let modern = c.modern("tools/list", json!({"cursor": cursor})).await["result"].clone();
+    assert_eq!(names(&modern), ["fail"]);
+    assert_eq!(modern["resultType"], "complete");
+    let empty = c.request("prompts/list", json!({})).await["result"].clone();
+    assert_eq!(empty["prompts"], json!([]), "an empty list is one empty page");
+    c.close().await;
+}
+
+#[tokio::test]
+async fn batches_are_served_element_by_element() {
+    let mut c = quickstart();
+    c.initialize("2025-03-26").await;
+    c.send_raw(r#"[{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"greet","arguments":{"name":"B"}}},{"jsonrpc":"1.0","id":"c","method":"ping"},{"jsonrpc":"2.0","id":"d","method":"initialize","params":{}}]"#).await;
+    let replies = c.recv().await;
+    let replies = replies.as_array().expect("a batch is answered with an array");
+    let by_id = |id: &str| replies.iter().find(|r| r["id"] == id).unwrap_or_else(|| panic!("reply {id}")).clone();
+    assert_eq!(replies.len(), 4, "one reply per request, none for the notification");
+    assert_eq!(by_id("a")["result"], json!({}));
+    assert_eq!(by_id("b")["result"]["content"][0]["text"], "Hello, B!");
+    assert_eq!(code(&by_id("c")), -32600);
+    assert_eq!(code(&by_id("d")), -32600, "initialize must not be batched");
+    c.send_raw(r#"[{"jsonrpc":"2.0","method":"notifications/x"}]"#).await;
+    still_alive(&mut c).await; // a notification-only batch gets no reply, so the next message is the pong
+    c.close().await;
+}

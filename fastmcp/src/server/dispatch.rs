@@ -131,9 +131,9 @@ async fn guarded<T>(what: &str, fut: impl Future<Output = HandlerResult<T>>) -> 
     }
 }
 
-fn outcome<T: Serialize>(result: HandlerResult<T>) -> Outcome {
+fn outcome<T: Serialize>(result: HandlerResult<T>, cacheable: bool) -> Outcome {
     match result {
-        Ok(Step::Complete(value)) => match Reply::new(value, false) {
+        Ok(Step::Complete(value)) => match Reply::new(value, cacheable) {
             Ok(reply) => Outcome::Complete(reply),
             Err(e) => Outcome::Error(e),
         },
@@ -159,7 +159,7 @@ async fn call_tool(server: &Server, params: Option<&RawValue>, ctx: Context) -> 
         }
         other => other,
     };
-    outcome(result.map(|step| step.map(|r| if tool.wrap_result { wrap_structured(r) } else { r })))
+    outcome(result.map(|step| step.map(|r| if tool.wrap_result { wrap_structured(r) } else { r })), false)
 }
 
 fn wrap_structured(mut result: CallToolResult) -> CallToolResult {
@@ -179,7 +179,7 @@ async fn get_prompt(server: &Server, params: Option<&RawValue>, ctx: Context) ->
     };
     let what = format!("prompt `{}`", params.name);
     let get = PromptGet::new(params.name, params.arguments.unwrap_or_default(), ctx);
-    outcome(guarded(&what, prompt.handler.get(get)).await)
+    outcome(guarded(&what, prompt.handler.get(get)).await, false)
 }
 
 async fn read_resource(server: &Server, params: Option<&RawValue>, ctx: Context) -> Outcome {
@@ -191,7 +191,8 @@ async fn read_resource(server: &Server, params: Option<&RawValue>, ctx: Context)
         return Outcome::Error(Error::resource_not_found(params.uri));
     };
     let what = format!("resource `{}`", params.uri);
-    outcome(guarded(&what, handler.read(ResourceRead::new(params.uri, variables, ctx))).await)
+    // A read is cacheable (the modern wire requires cache hints on it).
+    outcome(guarded(&what, handler.read(ResourceRead::new(params.uri, variables, ctx))).await, true)
 }
 
 async fn complete(server: &Server, params: Option<&RawValue>) -> Result<Reply, Error> {

@@ -37,6 +37,7 @@ async fn main() -> fastmcp::Result<()> {
         .tool(fail)
         .resource(panics)
         .max_message_bytes(max)
+        .page_size(2)
         .shutdown_grace(Duration::from_secs(5))
         .run()
         .await

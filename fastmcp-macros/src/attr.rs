@@ -1,0 +1,331 @@
+//! The macros' own attribute syntax: options in `#[tool(...)]` / `#[prompt(...)]` / `#[resource(...)]`, and
+//! the attributes a parameter may carry.
+//!
+//! Tokio's rules: a duplicate key is an error, an unknown key lists the valid ones (and suggests the closest),
+//! and a malformed value says what it should look like. Every problem is recorded and parsing goes on.
+
+use crate::ctxt::Ctxt;
+use crate::docs::{self, Description};
+use crate::model::Kind;
+use proc_macro2::TokenStream;
+use syn::parse::{ParseStream, Parser};
+use syn::{Attribute, Expr, ExprArray, ExprLit, Lit, LitStr, Meta, Token};
+
+/// The options given to one of the macros. Which keys are valid depends on the macro ([`Kind::keys`]).
+#[derive(Default)]
+pub struct Options {
+    pub uri: Option<LitStr>,
+    pub name: Option<LitStr>,
+    pub title: Option<LitStr>,
+    pub description: Option<LitStr>,
+    pub mime_type: Option<LitStr>,
+    pub read_only: Option<bool>,
+    pub destructive: Option<bool>,
+    pub idempotent: Option<bool>,
+    pub open_world: Option<bool>,
+}
+
+impl Kind {
+    /// The option keys this macro accepts (the resource URI may also be given first, without a key).
+    pub fn keys(self) -> &'static [&'static str] {
+        match self {
+            Kind::Tool => &["name", "title", "description", "read_only", "destructive", "idempotent", "open_world"],
+            Kind::Prompt => &["name", "title", "description"],
+            Kind::Resource => &["uri", "name", "title", "description", "mime_type"],
+        }
+    }
+}
+
+enum Arg {
+    Positional(Lit),
+    Option(Box<Meta>),
+}
+
+fn parse_args(input: ParseStream) -> syn::Result<Vec<Arg>> {
+    let mut args = Vec::new();
+    while !input.is_empty() {
+        if input.peek(Lit) {
+            args.push(Arg::Positional(input.parse()?));
+        } else {
+            args.push(Arg::Option(Box::new(input.parse()?)));
+        }
+        if input.is_empty() {
+            break;
+        }
+        input.parse::<Token![,]>()?;
+    }
+    Ok(args)
+}
+
+impl Options {
+    /// Parses the macro's arguments. A syntax error leaves the defaults (and is recorded).
+    pub fn parse(cx: &Ctxt, kind: Kind, args: TokenStream) -> Options {
+        let mut options = Options::default();
+        let args = match parse_args.parse2(args) {
+            Ok(args) => args,
+            Err(e) => {
+                cx.syn_error(e);
+                return options;
+            }
+        };
+        let mut seen: Vec<String> = Vec::new();
+        for (i, arg) in args.into_iter().enumerate() {
+            match arg {
+                Arg::Positional(Lit::Str(uri)) if kind == Kind::Resource && i == 0 => {
+                    seen.push("uri".into());
+                    options.uri = Some(uri);
+                }
+                Arg::Positional(lit) => positional_error(cx, kind, &lit),
+                Arg::Option(meta) => {
+                    let key = path_string(meta.path());
+                    if !kind.keys().contains(&key.as_str()) {
+                        unknown_key(cx, kind, &meta, &key);
+                    } else if seen.contains(&key) {
+                        let what = if key == "uri" {
+                            "the resource URI is given twice".into()
+                        } else {
+                            format!("duplicate option `{key}`")
+                        };
+                        cx.error_spanned_by(meta.path(), what);
+                    } else {
+                        seen.push(key.clone());
+                        options.set(cx, &key, &meta);
+                    }
+                }
+            }
+        }
+        options
+    }
+
+    fn set(&mut self, cx: &Ctxt, key: &str, meta: &Meta) {
+        match key {
+            "uri" => self.uri = string(cx, key, meta),
+            "name" => self.name = string(cx, key, meta),
+            "title" => self.title = string(cx, key, meta),
+            "description" => self.description = string(cx, key, meta),
+            "mime_type" => self.mime_type = string(cx, key, meta),
+            "read_only" => self.read_only = flag(cx, key, meta),
+            "destructive" => self.destructive = flag(cx, key, meta),
+            "idempotent" => self.idempotent = flag(cx, key, meta),
+            "open_world" => self.open_world = flag(cx, key, meta),
+            _ => {}
+        }
+    }
+}
+
+fn path_string(path: &syn::Path) -> String {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    segments.join("::")
+}
+
+fn string(cx: &Ctxt, key: &str, meta: &Meta) -> Option<LitStr> {
+    if let Meta::NameValue(nv) = meta {
+        if let Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) = &nv.value {
+            return Some(s.clone());
+        }
+        cx.error_spanned_by(&nv.value, format!("`{key}` takes a string literal: `{key} = \"...\"`"));
+    } else {
+        cx.error_spanned_by(meta, format!("`{key}` takes a string literal: `{key} = \"...\"`"));
+    }
+    None
+}
+
+fn flag(cx: &Ctxt, key: &str, meta: &Meta) -> Option<bool> {
+    match meta {
+        Meta::Path(_) => Some(true),
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Lit(ExprLit { lit: Lit::Bool(b), .. }) => Some(b.value),
+            other => {
+                cx.error_spanned_by(
+                    other,
+                    format!("`{key}` is a flag: write `{key}`, `{key} = true` or `{key} = false`"),
+                );
+                None
+            }
+        },
+        Meta::List(_) => {
+            cx.error_spanned_by(meta, format!("`{key}` is a flag: write `{key}`, `{key} = true` or `{key} = false`"));
+            None
+        }
+    }
+}
+
+fn positional_error(cx: &Ctxt, kind: Kind, lit: &Lit) {
+    let msg = match kind {
+        Kind::Resource => {
+            "unexpected literal: the resource URI comes first, and the other options are `key = value`".to_string()
+        }
+        _ => format!("unexpected literal: {} options are `key = value` ({})", kind.attr(), list(kind.keys())),
+    };
+    cx.error_spanned_by(lit, msg);
+}
+
+fn unknown_key(cx: &Ctxt, kind: Kind, meta: &Meta, key: &str) {
+    let mut msg = format!("unknown option `{key}` for {}", kind.attr());
+    if let Some(close) = closest(key, kind.keys()) {
+        msg.push_str(&format!(": did you mean `{close}`?"));
+    }
+    msg.push_str(&format!(" (valid options: {})", list(kind.keys())));
+    cx.error_spanned_by(meta.path(), msg);
+}
+
+fn list(keys: &[&str]) -> String {
+    keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+}
+
+/// The valid key a typo or a wire spelling (`readOnlyHint`, `mimeType`) most likely meant.
+fn closest<'a>(key: &str, keys: &[&'a str]) -> Option<&'a str> {
+    fn normalize(s: &str) -> String {
+        let s = s.to_ascii_lowercase().replace('_', "");
+        s.strip_suffix("hint").map(str::to_owned).unwrap_or(s)
+    }
+    let wanted = normalize(key);
+    // A valid key this one abbreviates (`mime` for `mime_type`), else the nearest by edit distance.
+    if let Some(k) = keys.iter().find(|k| wanted.len() >= 3 && normalize(k).starts_with(&wanted)) {
+        return Some(k);
+    }
+    keys.iter()
+        .map(|k| (levenshtein(&wanted, &normalize(k)), *k))
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == *cb { prev } else { 1 + prev.min(row[j]).min(row[j + 1]) };
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// A `#[complete(...)]` on a prompt argument or template variable.
+#[derive(Clone)]
+pub enum Completer {
+    /// `#[complete(["rust", "go"])]`: the entries that start with what was typed.
+    List(ExprArray),
+    /// `#[complete(complete_fn)]`: an async fn (or any expression callable so) from `CompletionQuery`.
+    Fn(Expr),
+}
+
+/// What a parameter's attributes say.
+#[derive(Default)]
+pub struct ParamAttrs {
+    pub docs: Option<Description>,
+    pub complete: Option<(Attribute, Completer)>,
+    /// Attributes forwarded to the generated arguments field (`#[serde(..)]`, `#[schemars(..)]`, ...).
+    pub forwarded: Vec<Attribute>,
+}
+
+/// Lint attributes are the only ones besides docs that rustc allows on fn parameters; they stay there.
+pub fn stays_on_param(attr: &Attribute) -> bool {
+    ["allow", "warn", "deny", "forbid", "expect"].iter().any(|lint| attr.path().is_ident(lint))
+}
+
+impl ParamAttrs {
+    pub fn parse(cx: &Ctxt, kind: Kind, attrs: &[Attribute]) -> ParamAttrs {
+        let mut out = ParamAttrs { docs: docs::description(attrs), ..ParamAttrs::default() };
+        for attr in attrs {
+            let path = attr.path();
+            if path.is_ident("doc") || stays_on_param(attr) {
+                continue;
+            }
+            if path.is_ident("complete") {
+                if out.complete.is_some() {
+                    cx.error_spanned_by(attr, "duplicate `#[complete]`: a parameter has one completer");
+                } else if let Some(completer) = completer(cx, attr) {
+                    out.complete = Some((attr.clone(), completer));
+                }
+            } else if path.is_ident("cfg") || path.is_ident("cfg_attr") {
+                cx.error_spanned_by(
+                    attr,
+                    format!(
+                        "`#[{}]` on a parameter is not supported by {}; put it on the whole fn",
+                        path_string(path),
+                        kind.attr()
+                    ),
+                );
+            } else {
+                out.forwarded.push(attr.clone());
+            }
+        }
+        out
+    }
+}
+
+fn completer(cx: &Ctxt, attr: &Attribute) -> Option<Completer> {
+    const USAGE: &str = "expected `#[complete([\"a\", \"b\"])]` (a list of values) or `#[complete(complete_fn)]` (an async fn taking a `CompletionQuery`)";
+    let Meta::List(list) = &attr.meta else {
+        cx.error_spanned_by(attr, USAGE);
+        return None;
+    };
+    match syn::parse2::<Expr>(list.tokens.clone()) {
+        Ok(Expr::Array(array)) => Some(Completer::List(array)),
+        Ok(expr) => Some(Completer::Fn(expr)),
+        Err(_) => {
+            cx.error_spanned_by(attr, USAGE);
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    fn errors(kind: Kind, args: TokenStream) -> Vec<String> {
+        let cx = Ctxt::new();
+        let _ = Options::parse(&cx, kind, args);
+        match cx.check() {
+            Ok(()) => vec![],
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn parses_options() {
+        let cx = Ctxt::new();
+        let o = Options::parse(&cx, Kind::Tool, quote!(name = "x", read_only, destructive = false));
+        assert!(cx.check().is_ok());
+        assert_eq!(o.name.map(|n| n.value()).as_deref(), Some("x"));
+        assert_eq!((o.read_only, o.destructive, o.idempotent), (Some(true), Some(false), None));
+
+        let cx = Ctxt::new();
+        let o = Options::parse(&cx, Kind::Resource, quote!("config://app", mime_type = "text/plain"));
+        assert!(cx.check().is_ok());
+        assert_eq!(o.uri.map(|n| n.value()).as_deref(), Some("config://app"));
+    }
+
+    #[test]
+    fn reports_problems() {
+        let e = errors(Kind::Tool, quote!(nmae = "x"));
+        assert!(
+            e[0].contains("unknown option `nmae` for #[tool]: did you mean `name`? (valid options: `name`,"),
+            "{e:?}"
+        );
+        assert!(e[0].contains("`open_world`"), "{e:?}");
+        let e = errors(Kind::Tool, quote!(readOnlyHint));
+        assert!(e[0].contains("did you mean `read_only`?"), "{e:?}");
+        let e = errors(Kind::Resource, quote!("a://b", mime = "text/plain"));
+        assert!(e[0].contains("did you mean `mime_type`?"), "{e:?}");
+        let e = errors(Kind::Tool, quote!(colour));
+        assert!(e[0].starts_with("unknown option `colour` for #[tool] (valid options:"), "{e:?}");
+        let e = errors(Kind::Tool, quote!(name = "a", name = "b", read_only = "yes", title = 3));
+        assert_eq!(e.len(), 3, "{e:?}");
+        assert!(e[0].contains("duplicate option `name`"));
+        assert!(e[1].contains("`read_only` is a flag"));
+        assert!(e[2].contains("`title` takes a string literal"));
+        let e = errors(Kind::Resource, quote!("a://b", uri = "c://d"));
+        assert!(e[0].contains("given twice"), "{e:?}");
+        let e = errors(Kind::Prompt, quote!("x"));
+        assert!(e[0].contains("unexpected literal"), "{e:?}");
+    }
+}

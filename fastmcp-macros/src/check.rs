@@ -1,0 +1,228 @@
+//! Semantic checks on the model. Each records its errors, spanned on the user's tokens, and returns, so one
+//! compile shows every problem of the fn.
+
+use crate::ctxt::Ctxt;
+use crate::model::{Handler, Kind, ParamKind};
+use crate::uri_template::VarKind;
+use syn::Signature;
+use syn::visit::Visit;
+
+/// The checks on the model. [`signature`] runs first, on the fn as written, so errors read in source order.
+pub fn run(cx: &Ctxt, h: &Handler) {
+    name(cx, h);
+    params(cx, h);
+    match h.kind {
+        Kind::Tool => tool(cx, h),
+        Kind::Prompt => returns(cx, h, "its messages, like `-> String`"),
+        Kind::Resource => {
+            returns(cx, h, "its contents, like `-> String`");
+            resource(cx, h);
+        }
+    }
+}
+
+/// Prompts and resources produce something; `()` is not a prompt or contents.
+fn returns(cx: &Ctxt, h: &Handler, what: &str) {
+    if h.ret.is_none() {
+        cx.error_spanned_by(&h.item.sig.ident, format!("a {} fn returns {what}: add a return type", h.kind.attr()));
+    }
+}
+
+/// What the fn must be: a free, non-generic `async fn`.
+pub fn signature(cx: &Ctxt, kind: Kind, sig: &Signature) {
+    let attr = kind.attr();
+    if sig.asyncness.is_none() {
+        cx.error_at(sig.fn_token.span, format!("{attr} needs an `async fn`: add `async` before `fn`"));
+    }
+    if let Some(c) = &sig.constness {
+        cx.error_spanned_by(c, format!("{attr} fns can't be `const`"));
+    }
+    if let Some(u) = &sig.unsafety {
+        cx.error_spanned_by(
+            u,
+            format!("{attr} fns can't be `unsafe`: the runtime calls them with no way to uphold their safety contract"),
+        );
+    }
+    if let Some(abi) = &sig.abi {
+        cx.error_spanned_by(abi, format!("{attr} fns can't declare an ABI"));
+    }
+    if !sig.generics.params.is_empty() {
+        cx.error_spanned_by(
+            &sig.generics,
+            format!("{attr} fns can't be generic: the handler is registered as one concrete fn; use concrete types"),
+        );
+    } else if let Some(wc) = &sig.generics.where_clause {
+        cx.error_spanned_by(wc, format!("{attr} fns can't have a `where` clause"));
+    }
+    if let Some(recv) = sig.receiver() {
+        cx.error_spanned_by(
+            recv,
+            format!("methods aren't supported yet: put {attr} on a free `async fn` (outside the `impl` block) instead"),
+        );
+    }
+    if let Some(v) = &sig.variadic {
+        cx.error_spanned_by(v, format!("{attr} fns can't be variadic"));
+    }
+}
+
+fn name(cx: &Ctxt, h: &Handler) {
+    let (name, span) = h.name();
+    match h.kind {
+        Kind::Tool => {
+            let bad: Vec<char> = name.chars().filter(|c| !is_tool_name_char(*c)).collect();
+            let len = name.chars().count();
+            if len == 0 || len > 128 || !bad.is_empty() {
+                let mut msg = format!(
+                    "invalid tool name `{name}`: a tool name is 1 to 128 characters from A-Z, a-z, 0-9, `_`, `-` and `.`"
+                );
+                if len > 128 {
+                    msg.push_str(&format!(" (this one has {len})"));
+                }
+                if let Some(c) = bad.first() {
+                    msg.push_str(&format!(" (found {c:?})"));
+                }
+                if h.options.name.is_none() {
+                    msg.push_str("; set one with `#[tool(name = \"...\")]`");
+                }
+                cx.error_spanned_by(span, msg);
+            }
+        }
+        Kind::Prompt | Kind::Resource => {
+            if name.is_empty() {
+                cx.error_spanned_by(span, "the name can't be empty");
+            }
+        }
+    }
+}
+
+fn is_tool_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
+}
+
+fn params(cx: &Ctxt, h: &Handler) {
+    let attr = h.kind.attr();
+    for p in &h.params {
+        if let Some((complete, _)) = &p.attrs.complete {
+            match (&p.kind, h.kind) {
+                (_, Kind::Tool) => cx.error_spanned_by(
+                    complete,
+                    "`#[complete]` is for prompt arguments and resource template variables; tools have no argument completion",
+                ),
+                (ParamKind::Value(_), _) => {}
+                _ => cx.error_spanned_by(complete, "`#[complete]` goes on a `name: T` argument"),
+            }
+        }
+        let forwarded_ok = h.kind == Kind::Tool && matches!(p.kind, ParamKind::Value(_));
+        if !forwarded_ok {
+            for a in &p.attrs.forwarded {
+                let why = match h.kind {
+                    Kind::Tool => {
+                        "only a plain `name: Type` parameter's attributes are forwarded (to its field in the arguments struct)"
+                    }
+                    _ => {
+                        "attributes other than doc comments and `#[complete]` are only forwarded for #[tool] parameters"
+                    }
+                };
+                cx.error_spanned_by(a, format!("this attribute has no effect here: {why}"));
+            }
+        }
+        if matches!(p.kind, ParamKind::Args { .. }) && h.kind != Kind::Tool {
+            cx.error_spanned_by(
+                &p.ty,
+                format!("`Args<T>` is for tools; {attr} takes one `name: T` parameter per argument (`T: FromStr`)"),
+            );
+        }
+    }
+}
+
+fn tool(cx: &Ctxt, h: &Handler) {
+    let mut args = h.params.iter().filter(|p| matches!(p.kind, ParamKind::Args { .. }));
+    if let Some(first) = args.next() {
+        for extra in args {
+            cx.error_spanned_by(
+                &extra.pat,
+                "a tool takes at most one `Args<T>` parameter: it is the whole arguments object",
+            );
+        }
+        for (p, v) in h.values() {
+            cx.error_spanned_by(
+                &p.pat,
+                format!(
+                    "`{}` can't be a parameter next to `{}`: with `Args<T>` the arguments object is `T`, so make `{}` a field of `T`",
+                    v.name,
+                    crate::model::tokens_string(&first.ty),
+                    v.name
+                ),
+            );
+        }
+    }
+    if let Some(ret) = &h.ret {
+        let mut finder = ImplTraitFinder(None);
+        finder.visit_type(ret);
+        if let Some(it) = finder.0 {
+            cx.error_spanned_by(
+                it,
+                "name the return type: #[tool] reads it to build the output schema, so `impl Trait` can't stand here",
+            );
+        }
+    }
+}
+
+struct ImplTraitFinder<'a>(Option<&'a syn::TypeImplTrait>);
+
+impl<'a> Visit<'a> for ImplTraitFinder<'a> {
+    fn visit_type_impl_trait(&mut self, it: &'a syn::TypeImplTrait) {
+        self.0.get_or_insert(it);
+    }
+}
+
+fn resource(cx: &Ctxt, h: &Handler) {
+    let Some(uri) = &h.uri else {
+        cx.error_at(
+            proc_macro2::Span::call_site(),
+            "#[resource] needs the resource's URI first: `#[resource(\"scheme://path\")]` or a template like `#[resource(\"scheme://items/{id}\")]`",
+        );
+        return;
+    };
+    let Some(template) = &uri.template else { return };
+    let uri_text = uri.lit.value();
+    if !template.is_template {
+        for (p, v) in h.values() {
+            cx.error_spanned_by(
+                &p.pat,
+                format!(
+                    "`{uri_text}` is a fixed URI, so the resource takes no parameters besides the context; to take `{}`, make the URI a template with `{{{}}}` in it",
+                    v.name, v.name
+                ),
+            );
+        }
+        return;
+    }
+    for var in &template.vars {
+        if !h.values().any(|(_, v)| v.name == var.name) {
+            cx.error_spanned_by(
+                &uri.lit,
+                format!(
+                    "template variable `{}` has no parameter: add `{}: String` (or another `FromStr` type) to `fn {}`",
+                    var.name, var.name, h.item.sig.ident
+                ),
+            );
+        }
+    }
+    for (p, v) in h.values() {
+        match template.var(&v.name) {
+            None => cx.error_spanned_by(
+                &p.pat,
+                format!("parameter `{}` is not a variable of the URI template `{uri_text}`: add `{{{}}}` to the template or remove the parameter", v.name, v.name),
+            ),
+            Some(var) if var.kind != VarKind::Query && v.option_inner.is_some() => cx.error_spanned_by(
+                &p.ty,
+                format!(
+                    "`{}` is a path variable, present in every URI the template matches, so it can't be `Option`; only query variables (`{{?{}}}`) may be absent",
+                    v.name, v.name
+                ),
+            ),
+            Some(_) => {}
+        }
+    }
+}

@@ -1,0 +1,257 @@
+//! Codegen. `run` drives parse → model → check → expand for one attribute; the submodules emit each
+//! macro's items from a checked [`Handler`].
+//!
+//! Every macro turns `fn name` into a unit struct `name` (what `.tool(name)` registers) with the user's fn
+//! as its inherent `name::invoke`, and implements the runtime's handler trait inside `const _: () = {..}`.
+//! On any error the user's fn is emitted as written (minus the parameter attributes only the macro
+//! understands) next to the errors, so rust-analyzer keeps resolving it.
+
+mod prompt;
+mod resource;
+mod tool;
+
+use crate::attr::{Completer, Options, stays_on_param};
+use crate::check;
+use crate::ctxt::Ctxt;
+use crate::model::{Handler, ItemFn, Kind, Param, ParamKind};
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Attribute, FnArg, Ident, Signature};
+
+pub fn run(kind: Kind, args: TokenStream, item: TokenStream) -> TokenStream {
+    let out = match syn::parse2::<ItemFn>(item.clone()) {
+        Ok(item) => expand(kind, args, item),
+        Err(e) => not_a_fn(kind, item, e),
+    };
+    if std::env::var_os("FASTMCP_MACROS_DEBUG").is_some() {
+        eprintln!("// ---- {} expansion\n{out}", kind.attr());
+    }
+    out
+}
+
+fn expand(kind: Kind, args: TokenStream, item: ItemFn) -> TokenStream {
+    let cx = Ctxt::new();
+    let options = Options::parse(&cx, kind, args);
+    check::signature(&cx, kind, &item.sig);
+    let handler = Handler::new(&cx, kind, options, item);
+    check::run(&cx, &handler);
+    match cx.check() {
+        Ok(()) => match kind {
+            Kind::Tool => tool::expand(&handler),
+            Kind::Prompt => prompt::expand(&handler),
+            Kind::Resource => resource::expand(&handler),
+        },
+        Err(errors) => {
+            let mut item = handler.item;
+            strip_param_attrs(&mut item.sig);
+            let errors = errors.to_compile_error();
+            quote!(#item #errors)
+        }
+    }
+}
+
+/// The attribute is on something that is not a fn (or a fn syn can't read yet): keep it as written.
+fn not_a_fn(kind: Kind, item: TokenStream, parse_error: syn::Error) -> TokenStream {
+    let is_fn = item.clone().into_iter().any(|t| matches!(&t, TokenTree::Ident(i) if i == "fn"));
+    let error = if is_fn {
+        parse_error
+    } else {
+        // Span the item's first token after its attributes (`struct`, `pub`, ...).
+        let mut tokens = item.clone().into_iter();
+        let mut span = Span::call_site();
+        while let Some(t) = tokens.next() {
+            match &t {
+                TokenTree::Punct(p) if p.as_char() == '#' => {
+                    tokens.next();
+                }
+                _ => {
+                    span = t.span();
+                    break;
+                }
+            }
+        }
+        syn::Error::new(span, format!("{} goes on an `async fn`", kind.attr()))
+    };
+    let error = error.to_compile_error();
+    quote!(#item #error)
+}
+
+/// Removes from parameters the attributes only the macro reads (docs, `#[complete]`, forwarded ones);
+/// lint attributes stay.
+pub fn strip_param_attrs(sig: &mut Signature) {
+    for arg in sig.inputs.iter_mut() {
+        if let FnArg::Typed(pt) = arg {
+            pt.attrs.retain(stays_on_param);
+        }
+    }
+}
+
+/// The path generated code reaches the runtime through.
+pub fn private() -> TokenStream {
+    quote!(::fastmcp::__private)
+}
+
+/// `Some(x)` / `None` as an expression.
+pub fn option<T: ToTokens>(value: Option<T>) -> TokenStream {
+    match value {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+fn cfg_attrs(h: &Handler) -> Vec<&Attribute> {
+    h.item.attrs.iter().filter(|a| a.path().is_ident("cfg")).collect()
+}
+
+fn doc_attrs(h: &Handler) -> Vec<&Attribute> {
+    h.item.attrs.iter().filter(|a| a.path().is_ident("doc")).collect()
+}
+
+/// The unit struct named after the fn, and the user's fn as its inherent `invoke`.
+pub fn struct_and_invoke(h: &Handler) -> TokenStream {
+    let ItemFn { attrs, vis, sig, body } = &h.item;
+    let ident = &sig.ident;
+    let docs = doc_attrs(h);
+    let cfgs = cfg_attrs(h);
+    let mut invoke = sig.clone();
+    invoke.ident = Ident::new("invoke", sig.ident.span());
+    strip_param_attrs(&mut invoke);
+    quote! {
+        #(#docs)*
+        #(#cfgs)*
+        #[allow(non_camel_case_types)]
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::marker::Copy,
+            ::core::default::Default
+        )]
+        #vis struct #ident;
+
+        #(#cfgs)*
+        impl #ident {
+            #(#attrs)*
+            // The macro requires `async`, awaited or not.
+            #[allow(clippy::unused_async)]
+            #vis #invoke #body
+        }
+    }
+}
+
+/// Wraps the trait impl and its private items so they add no names to the user's module.
+pub fn dummy_const(h: &Handler, items: TokenStream) -> TokenStream {
+    let cfgs = cfg_attrs(h);
+    quote! {
+        #(#cfgs)*
+        const _: () = {
+            #items
+        };
+    }
+}
+
+/// A hidden item whose name encodes the registered name, so two handlers of one kind and name in one
+/// module are rustc's "defined multiple times" error, spanned on the second one's name.
+pub fn duplicate_guard(h: &Handler, prefix: &str) -> TokenStream {
+    let (name, name_tokens) = h.name();
+    let span = name_tokens.into_iter().next().map_or_else(Span::call_site, |t| t.span());
+    let guard = Ident::new(&format!("__fastmcp_{prefix}_name_{}", encode_name(&name)), span);
+    let cfgs = cfg_attrs(h);
+    // All of the item on the name's span: rustc points its "defined multiple times" at the item's span.
+    quote_spanned! {span=>
+        #(#cfgs)*
+        #[doc(hidden)]
+        #[allow(dead_code, non_upper_case_globals)]
+        const #guard: () = ();
+    }
+}
+
+/// `Box::pin(async move { body })`, spanned on the fn's name: when the user's future is not `Send`, rustc's
+/// "future cannot be sent between threads safely" points there (its notes point into the body).
+pub fn boxed_future(h: &Handler, body: TokenStream) -> TokenStream {
+    quote_spanned! {h.item.sig.ident.span()=>
+        ::std::boxed::Box::pin(async move { #body })
+    }
+}
+
+/// Letters and digits stay; `_` doubles; anything else is `_<hex>_`. Unambiguous: after a `_` comes either
+/// another `_` or hex digits closed by `_`.
+fn encode_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        match c {
+            c if c.is_ascii_alphanumeric() => out.push(c),
+            '_' => out.push_str("__"),
+            c => out.push_str(&format!("_{:x}_", c as u32)),
+        }
+    }
+    out
+}
+
+/// The argument the call passes for a context parameter, read from the request value `source`.
+pub fn context_arg(param: &Param, by_ref: bool, source: &Ident) -> TokenStream {
+    let span = param.ty.span();
+    if by_ref {
+        quote_spanned!(span=> #source.context())
+    } else {
+        quote_spanned!(span=> ::core::clone::Clone::clone(#source.context()))
+    }
+}
+
+/// The local a value parameter's parsed argument is bound to.
+pub fn arg_local(index: usize) -> Ident {
+    format_ident!("__fastmcp_arg_{}", index)
+}
+
+/// The `complete` method of prompts and resource templates, when some parameter declares a completer.
+pub fn complete_method(h: &Handler) -> Option<TokenStream> {
+    let p = private();
+    let query = Ident::new("__fastmcp_query", Span::call_site());
+    let arms: Vec<TokenStream> = h
+        .params
+        .iter()
+        .filter_map(|param| {
+            let ParamKind::Value(value) = &param.kind else { return None };
+            let (_, completer) = param.attrs.complete.as_ref()?;
+            let name = &value.name;
+            let completion = match completer {
+                Completer::List(list) => quote!(#p::complete_from_list(&#list, &#query.value)),
+                Completer::Fn(f) => quote_spanned! {f.span()=>
+                    #p::IntoCompletion::into_completion((#f)(#query).await)
+                },
+            };
+            Some(quote!(#name => ::core::result::Result::Ok(#completion),))
+        })
+        .collect();
+    if arms.is_empty() {
+        return None;
+    }
+    Some(quote! {
+        fn complete(
+            &self,
+            #query: #p::CompletionQuery,
+        ) -> #p::BoxFuture<::core::result::Result<#p::Completion, #p::Error>> {
+            ::std::boxed::Box::pin(async move {
+                match #query.argument.as_str() {
+                    #(#arms)*
+                    _ => ::core::result::Result::Ok(::core::default::Default::default()),
+                }
+            })
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::encode_name;
+
+    #[test]
+    fn encodes_names_unambiguously() {
+        assert_eq!(encode_name("greet"), "greet");
+        assert_eq!(encode_name("a_b"), "a__b");
+        assert_eq!(encode_name("a.b"), "a_2e_b");
+        assert_eq!(encode_name("a-b"), "a_2d_b");
+        assert_ne!(encode_name("a_2e_b"), encode_name("a.b"));
+        assert_ne!(encode_name("a__b"), encode_name("a_b"));
+    }
+}

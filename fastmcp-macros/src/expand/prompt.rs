@@ -1,0 +1,89 @@
+//! `#[prompt]`: the unit struct, its `invoke` and `impl PromptHandler`.
+
+use super::{
+    arg_local, boxed_future, complete_method, context_arg, dummy_const, duplicate_guard, option, private,
+    struct_and_invoke,
+};
+use crate::model::{Handler, ParamKind};
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::Ident;
+use syn::spanned::Spanned;
+
+pub fn expand(h: &Handler) -> TokenStream {
+    let p = private();
+    let ident = &h.item.sig.ident;
+    let (name, _) = h.name();
+    let title = option(h.options.title.as_ref());
+    let description = option(h.description());
+    let get = Ident::new("__fastmcp_get", Span::call_site());
+
+    let arguments = h.values().map(|(param, value)| {
+        let arg = &value.name;
+        let description = option(param.attrs.docs.as_ref());
+        let required = value.option_inner.is_none();
+        quote!(#p::prompt_argument(#arg, #description, #required))
+    });
+
+    let mut reads = Vec::new();
+    let mut call_args = Vec::new();
+    for (i, param) in h.params.iter().enumerate() {
+        match &param.kind {
+            ParamKind::Context { by_ref } => call_args.push(context_arg(param, *by_ref, &get)),
+            ParamKind::Value(value) => {
+                let local = arg_local(i);
+                let arg = &value.name;
+                let read = match &value.option_inner {
+                    Some(inner) => quote_spanned!(inner.span()=> #get.optional::<#inner>(#arg)?),
+                    None => {
+                        let ty = &param.ty;
+                        quote_spanned!(ty.span()=> #get.required::<#ty>(#arg)?)
+                    }
+                };
+                reads.push(quote!(let #local = #read;));
+                call_args.push(local.into_token_stream());
+            }
+            // Rejected in `check`.
+            ParamKind::Args { .. } => {}
+        }
+    }
+
+    let result = match &h.ret {
+        Some(ty) => quote_spanned!(ty.span()=> #p::prompt_result::<#ty>),
+        None => quote!(#p::prompt_result::<()>),
+    };
+    let complete = complete_method(h);
+
+    let future = boxed_future(
+        h,
+        quote! {
+            #(#reads)*
+            let __fastmcp_out = #ident::invoke(#(#call_args),*).await;
+            #result(__fastmcp_out, #description)
+        },
+    );
+
+    let impl_items = quote! {
+        impl #p::PromptHandler for #ident {
+            fn definition(&self) -> #p::Prompt {
+                #p::prompt_definition(
+                    #name,
+                    #title,
+                    #description,
+                    ::std::vec![#(#arguments),*],
+                )
+            }
+
+            fn get(&self, #get: #p::PromptGet) -> #p::BoxFuture<#p::HandlerResult<#p::GetPromptResult>> {
+                #future
+            }
+
+            #complete
+        }
+    };
+
+    let items = struct_and_invoke(h);
+    let guard = duplicate_guard(h, "prompt");
+    let imp = dummy_const(h, impl_items);
+    quote!(#items #guard #imp)
+}

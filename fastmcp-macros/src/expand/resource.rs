@@ -1,0 +1,83 @@
+//! `#[resource("...")]`: the unit struct, its `invoke` and `impl ResourceHandler`.
+
+use super::{arg_local, boxed_future, complete_method, context_arg, dummy_const, option, private, struct_and_invoke};
+use crate::model::{Handler, ParamKind};
+use crate::uri_template::VarKind;
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::Ident;
+use syn::spanned::Spanned;
+
+pub fn expand(h: &Handler) -> TokenStream {
+    let p = private();
+    let ident = &h.item.sig.ident;
+    let (name, _) = h.name();
+    let title = option(h.options.title.as_ref());
+    let description = option(h.description());
+    let mime_type = option(h.options.mime_type.as_ref());
+    let read = Ident::new("__fastmcp_read", Span::call_site());
+    // `check` made sure the URI is there and parses.
+    let Some(uri) = &h.uri else { return TokenStream::new() };
+    let uri_lit = &uri.lit;
+    let template = uri.template.as_ref();
+    let constructor = if uri.is_template() { quote!(resource_template) } else { quote!(static_resource) };
+
+    let mut reads = Vec::new();
+    let mut call_args = Vec::new();
+    for (i, param) in h.params.iter().enumerate() {
+        match &param.kind {
+            ParamKind::Context { by_ref } => call_args.push(context_arg(param, *by_ref, &read)),
+            ParamKind::Value(value) => {
+                let local = arg_local(i);
+                let var = &value.name;
+                let query = template.and_then(|t| t.var(var)).is_some_and(|v| v.kind == VarKind::Query);
+                let value_read = match (&value.option_inner, query) {
+                    (Some(inner), true) => {
+                        quote_spanned!(inner.span()=> #p::optional_variable::<#inner>(&#read, #var)?)
+                    }
+                    _ => {
+                        let ty = &param.ty;
+                        quote_spanned!(ty.span()=> #read.variable::<#ty>(#var)?)
+                    }
+                };
+                reads.push(quote!(let #local = #value_read;));
+                call_args.push(local.into_token_stream());
+            }
+            // Rejected in `check`.
+            ParamKind::Args { .. } => {}
+        }
+    }
+
+    let result = match &h.ret {
+        Some(ty) => quote_spanned!(ty.span()=> #p::resource_result::<#ty>),
+        None => quote!(#p::resource_result::<()>),
+    };
+    let complete = complete_method(h);
+
+    let future = boxed_future(
+        h,
+        quote! {
+            #(#reads)*
+            let __fastmcp_out = #ident::invoke(#(#call_args),*).await;
+            #result(__fastmcp_out, #read.uri(), #mime_type)
+        },
+    );
+
+    let impl_items = quote! {
+        impl #p::ResourceHandler for #ident {
+            fn definition(&self) -> #p::ResourceDefinition {
+                #p::#constructor(#uri_lit, #name, #title, #description, #mime_type)
+            }
+
+            fn read(&self, #read: #p::ResourceRead) -> #p::BoxFuture<#p::HandlerResult<#p::ReadResourceResult>> {
+                #future
+            }
+
+            #complete
+        }
+    };
+
+    let items = struct_and_invoke(h);
+    let imp = dummy_const(h, impl_items);
+    quote!(#items #imp)
+}

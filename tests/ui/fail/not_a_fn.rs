@@ -1,0 +1,6 @@
+use fastmcp::prelude::*;
+
+#[tool]
+struct Greet;
+
+fn main() {}

@@ -1,0 +1,8 @@
+use fastmcp::prelude::*;
+
+#[tool]
+fn greet(name: String) -> String {
+    name
+}
+
+fn main() {}
