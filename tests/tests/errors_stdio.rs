@@ -152,7 +152,8 @@ async fn modern_error_codes() {
 
 #[tokio::test]
 async fn oversized_messages_are_refused_and_the_connection_lives() {
-    let mut c = StdioClient::spawn_with_env(env!("CARGO_BIN_EXE_fixture").into(), &[("FIXTURE_MAX_MESSAGE_BYTES", "2048")]);
+    let mut c =
+        StdioClient::spawn_with_env(env!("CARGO_BIN_EXE_fixture").into(), &[("FIXTURE_MAX_MESSAGE_BYTES", "2048")]);
     c.initialize("2025-11-25").await;
     let big = json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call",
         "params": {"name": "fail", "arguments": {"message": "x".repeat(10_000)}}});

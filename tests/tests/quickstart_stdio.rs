@@ -82,7 +82,8 @@ async fn legacy_resources_prompts_and_completion() {
     assert_eq!(read["contents"][0]["uri"], "quickstart://readme");
     assert_eq!(read["contents"][0]["mimeType"], "text/markdown");
     assert!(read["contents"][0]["text"].as_str().unwrap().starts_with("# quickstart"));
-    let read = c.request("resources/read", json!({"uri": "quickstart://greeting/Grace%20Hopper"})).await["result"].clone();
+    let read =
+        c.request("resources/read", json!({"uri": "quickstart://greeting/Grace%20Hopper"})).await["result"].clone();
     assert_eq!(read["contents"][0]["text"], "Hello, Grace Hopper! This greeting was read from a resource template.");
     assert_eq!(read["contents"][0]["uri"], "quickstart://greeting/Grace%20Hopper");
 
@@ -93,7 +94,12 @@ async fn legacy_resources_prompts_and_completion() {
     assert_eq!(prompt["arguments"][1]["name"], "language");
     assert_eq!(prompt["arguments"][1]["required"], false);
 
-    let got = c.request("prompts/get", json!({"name": "review_code", "arguments": {"code": "fn main() {}", "language": "rust"}})).await;
+    let got = c
+        .request(
+            "prompts/get",
+            json!({"name": "review_code", "arguments": {"code": "fn main() {}", "language": "rust"}}),
+        )
+        .await;
     let message = &got["result"]["messages"][0];
     assert_eq!(message["role"], "user");
     assert!(message["content"]["text"].as_str().unwrap().contains("```rust\nfn main() {}\n```"));

@@ -56,7 +56,9 @@ async fn review_code(
     language: Option<String>,
 ) -> String {
     match language {
-        Some(lang) => format!("Please review this {lang} code for correctness, clarity and style:\n\n```{lang}\n{code}\n```"),
+        Some(lang) => {
+            format!("Please review this {lang} code for correctness, clarity and style:\n\n```{lang}\n{code}\n```")
+        }
         None => format!("Please review this code for correctness, clarity and style:\n\n```\n{code}\n```"),
     }
 }
