@@ -113,12 +113,12 @@ impl Options {
     }
 }
 
-fn path_string(path: &syn::Path) -> String {
+pub fn path_string(path: &syn::Path) -> String {
     let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
     segments.join("::")
 }
 
-fn string(cx: &Ctxt, key: &str, meta: &Meta) -> Option<LitStr> {
+pub fn string(cx: &Ctxt, key: &str, meta: &Meta) -> Option<LitStr> {
     if let Meta::NameValue(nv) = meta {
         if let Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) = &nv.value {
             return Some(s.clone());
@@ -169,12 +169,12 @@ fn unknown_key(cx: &Ctxt, kind: Kind, meta: &Meta, key: &str) {
     cx.error_spanned_by(meta.path(), msg);
 }
 
-fn list(keys: &[&str]) -> String {
+pub fn list(keys: &[&str]) -> String {
     keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
 }
 
 /// The valid key a typo or a wire spelling (`readOnlyHint`, `mimeType`) most likely meant.
-fn closest<'a>(key: &str, keys: &[&'a str]) -> Option<&'a str> {
+pub fn closest<'a>(key: &str, keys: &[&'a str]) -> Option<&'a str> {
     fn normalize(s: &str) -> String {
         let s = s.to_ascii_lowercase().replace('_', "");
         s.strip_suffix("hint").map(str::to_owned).unwrap_or(s)

@@ -2,6 +2,7 @@
 //! compile shows every problem of the fn.
 
 use crate::ctxt::Ctxt;
+use crate::flow::scope::LocalKind;
 use crate::model::{Handler, Kind, ParamKind};
 use crate::uri_template::VarKind;
 use syn::Signature;
@@ -11,6 +12,7 @@ use syn::visit::Visit;
 pub fn run(cx: &Ctxt, h: &Handler) {
     name(cx, h);
     params(cx, h);
+    flow(cx, h);
     match h.kind {
         Kind::Tool => tool(cx, h),
         Kind::Prompt => returns(cx, h, "its messages, like `-> String`"),
@@ -224,5 +226,29 @@ fn resource(cx: &Ctxt, h: &Handler) {
             ),
             Some(_) => {}
         }
+    }
+}
+
+/// A borrow can't be carried across `.ask()`: the next round runs in another request, where what it borrows
+/// from is gone. (Borrows the syntax doesn't show are caught by the `Carried` bound, on the same binding.)
+fn flow(cx: &Ctxt, h: &Handler) {
+    let Some(flow) = &h.flow else { return };
+    for id in flow.carried_locals() {
+        let local = &flow.locals[id];
+        let LocalKind::Binding { by_ref, borrowed, .. } = &local.kind else { continue };
+        let name = crate::flow::scope::name(local);
+        let how = if *by_ref {
+            "is a `ref` binding"
+        } else if *borrowed {
+            "is a borrow"
+        } else {
+            continue;
+        };
+        cx.error_at(
+            local.span,
+            format!(
+                "`{name}` {how}, and it is used after an `.ask()`: a borrow can't be carried to the next round (that round runs in another request, where what it borrows from is gone); hold an owned value instead (`.clone()`, `.to_owned()`), or borrow again after the `.ask()`"
+            ),
+        );
     }
 }

@@ -17,7 +17,9 @@ mod attr;
 mod check;
 mod ctxt;
 mod docs;
+mod elicit;
 mod expand;
+mod flow;
 mod model;
 mod uri_template;
 
@@ -109,4 +111,11 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::run(Kind::Resource, args.into(), item.into()).into()
+}
+
+/// Makes a struct (or a unit-variant enum) something a handler can ask the user to fill in:
+/// `let answer = Confirm::elicit("Deploy?").ask().await?;`.
+#[proc_macro_attribute]
+pub fn elicit(args: TokenStream, item: TokenStream) -> TokenStream {
+    elicit::run(args.into(), item.into()).into()
 }

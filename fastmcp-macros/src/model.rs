@@ -4,6 +4,7 @@
 use crate::attr::{Options, ParamAttrs};
 use crate::ctxt::Ctxt;
 use crate::docs::Description;
+use crate::flow::Flow;
 use crate::uri_template::{self, UriTemplate};
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::ToTokens;
@@ -83,6 +84,8 @@ pub struct Handler {
     pub params: Vec<Param>,
     /// The declared return type; `None` for `()`.
     pub ret: Option<Type>,
+    /// The body's suspension points and what they carry, when it has any `.ask().await`.
+    pub flow: Option<Flow>,
 }
 
 pub struct Param {
@@ -135,7 +138,7 @@ impl Handler {
             };
             ResourceUri { lit, template }
         });
-        let params = item
+        let params: Vec<Param> = item
             .sig
             .inputs
             .iter()
@@ -149,7 +152,8 @@ impl Handler {
             ReturnType::Default => None,
             ReturnType::Type(_, ty) => Some((**ty).clone()),
         };
-        Handler { kind, options, uri, docs: crate::docs::description(&item.attrs), params, ret, item }
+        let flow = Flow::new(cx, kind, &params, &item.body);
+        Handler { kind, options, uri, docs: crate::docs::description(&item.attrs), params, ret, flow, item }
     }
 
     /// The registered name (the `name` option, else the fn's ident without `r#`) and the tokens to span

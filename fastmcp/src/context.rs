@@ -1,15 +1,34 @@
-//! The request-scoped `Context`: who is asking, on which era, with which capabilities.
+//! The request-scoped `Context`: who is asking and on which era, and what a handler may do while it runs —
+//! log, report progress, keep session state, notice cancellation, and (on legacy sessions) push requests
+//! to the client.
 //!
-//! A handler takes it as a parameter (`ctx: Context`); it is never part of the input schema and is supplied
-//! fresh on every round.
+//! A handler takes it as a parameter (`ctx: Context`) or reaches it ambiently with [`Context::current`]. It
+//! is never part of the input schema and is supplied fresh on every round.
 
-use crate::protocol::{ClientCapabilities, Era, Implementation, ProtocolVersion, RequestId};
-use std::sync::Arc;
+use crate::era::outbound::Outbound;
+use crate::error::{Error, Result};
+use crate::flow::{Ask, ElicitAsk, ElicitForm, Elicitation, ListRoots, Sample, Sampled};
+use crate::protocol::{
+    ClientCapabilities, Era, Implementation, InputRequest, InputRequests, InputResponses, LoggingLevel,
+    LoggingMessageParams, NOTIFY_MESSAGE, NOTIFY_PROGRESS, ProgressParams, ProgressToken, ProtocolVersion, RequestId,
+    Root, notification_json,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+tokio::task_local! {
+    static CURRENT: Context;
+}
 
 /// What the runtime knows about the request being served. Cheap to clone.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Context {
-    inner: Arc<Scope>,
+    inner: Arc<Inner>,
 }
 
 /// The facts an era adapter establishes for one request before dispatch.
@@ -21,34 +40,284 @@ pub struct Scope {
     pub client_capabilities: ClientCapabilities,
 }
 
+struct Inner {
+    scope: Scope,
+    cancel: CancellationToken,
+    /// Where request-scoped notifications go (progress, logs); `None` where nothing can be sent.
+    notify: Option<mpsc::Sender<String>>,
+    /// Logs at or above this level are sent; `None` sends none.
+    log_level: Option<LoggingLevel>,
+    progress_token: Option<ProgressToken>,
+    last_progress: Mutex<Option<f64>>,
+    session: Option<Arc<SessionState>>,
+    push: Option<Push>,
+}
+
+/// What a legacy session lets a handler push to the client.
+#[derive(Clone)]
+pub(crate) struct Push {
+    pub outbound: Arc<Outbound>,
+    pub timeout: std::time::Duration,
+}
+
+/// State kept per legacy connection: values handlers store, and what to run when the session ends.
+#[derive(Default)]
+pub(crate) struct SessionState {
+    values: Mutex<HashMap<String, Value>>,
+    on_close: Mutex<Vec<Box<dyn FnOnce() + Send>>>,
+}
+
+impl SessionState {
+    fn values(&self) -> std::sync::MutexGuard<'_, HashMap<String, Value>> {
+        self.values.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Runs the `on_close` callbacks, once.
+    pub(crate) fn close(&self) {
+        let callbacks = std::mem::take(&mut *self.on_close.lock().unwrap_or_else(|p| p.into_inner()));
+        for callback in callbacks {
+            callback();
+        }
+    }
+}
+
+/// What an era adapter adds to a [`Scope`] beyond the bare facts.
+#[derive(Default)]
+pub(crate) struct Extras {
+    pub cancel: Option<CancellationToken>,
+    pub notify: Option<mpsc::Sender<String>>,
+    pub log_level: Option<LoggingLevel>,
+    pub progress_token: Option<ProgressToken>,
+    pub session: Option<Arc<SessionState>>,
+    pub push: Option<Push>,
+}
+
+const NO_SESSION: &str = "there is no session on this request: the modern protocol (2026-07-28) is stateless. Keep \
+     state across rounds in locals that live across `.ask()` (they travel in the request state), or mint your own \
+     handles and pass them as tool arguments";
+
 impl Context {
-    /// A context for this scope; dispatch makes one per request (public for testing handlers).
+    /// A context for this scope alone: no notifications, no session (public for testing handlers).
     pub fn new(scope: Scope) -> Self {
-        Self { inner: Arc::new(scope) }
+        Self::with(scope, Extras::default())
+    }
+
+    pub(crate) fn with(scope: Scope, extras: Extras) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                scope,
+                cancel: extras.cancel.unwrap_or_default(),
+                notify: extras.notify,
+                log_level: extras.log_level,
+                progress_token: extras.progress_token,
+                last_progress: Mutex::new(None),
+                session: extras.session,
+                push: extras.push,
+            }),
+        }
+    }
+
+    /// The context of the request the current task is serving, if any.
+    pub fn current() -> Option<Context> {
+        CURRENT.try_with(Clone::clone).ok()
+    }
+
+    /// Runs `fut` with this context as [`Context::current`].
+    pub(crate) async fn scope<F: Future>(self, fut: F) -> F::Output {
+        CURRENT.scope(self, fut).await
     }
 
     /// The JSON-RPC id of the request being served.
     pub fn request_id(&self) -> &RequestId {
-        &self.inner.request_id
+        &self.inner.scope.request_id
     }
 
     /// The protocol revision this request is served on.
     pub fn protocol_version(&self) -> ProtocolVersion {
-        self.inner.protocol_version
+        self.inner.scope.protocol_version
     }
 
     /// Legacy (session, `initialize`) or modern (stateless, per-request `_meta`).
     pub fn era(&self) -> Era {
-        self.inner.protocol_version.era()
+        self.inner.scope.protocol_version.era()
     }
 
     /// The client's name and version, when it said.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.inner.client_info.as_ref()
+        self.inner.scope.client_info.as_ref()
     }
 
     /// What the client declared it can do: at `initialize` (legacy) or in this request's `_meta` (modern).
+    /// A handler can check it to choose another way than an `.ask()` the client could not answer.
     pub fn client_capabilities(&self) -> &ClientCapabilities {
-        &self.inner.client_capabilities
+        &self.inner.scope.client_capabilities
+    }
+
+    // ---- cancellation ------------------------------------------------------------------------------------
+
+    /// Fires when the client cancels the request (`notifications/cancelled`, or a modern HTTP response stream
+    /// closing) or its time runs out. The handler's future is dropped then too; the token is for work the
+    /// handler handed elsewhere (spawned tasks, blocking threads).
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.inner.cancel
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+
+    // ---- logging -----------------------------------------------------------------------------------------
+
+    /// Sends a log message to the client at `level`, if the client asked for that level: on a legacy session
+    /// through `logging/setLevel` (everything until it does), on the modern protocol through the request's
+    /// `_meta` log level (nothing without one). Never fails the handler.
+    pub async fn log(&self, level: LoggingLevel, data: impl Serialize) {
+        let Some(threshold) = self.inner.log_level else { return };
+        if level < threshold {
+            return;
+        }
+        let data = serde_json::to_value(data).unwrap_or_else(|e| Value::String(format!("<unserializable: {e}>")));
+        self.notify(NOTIFY_MESSAGE, LoggingMessageParams { level, logger: None, data }).await;
+    }
+
+    pub async fn debug(&self, message: impl Into<String>) {
+        self.log(LoggingLevel::Debug, message.into()).await
+    }
+
+    pub async fn info(&self, message: impl Into<String>) {
+        self.log(LoggingLevel::Info, message.into()).await
+    }
+
+    pub async fn notice(&self, message: impl Into<String>) {
+        self.log(LoggingLevel::Notice, message.into()).await
+    }
+
+    pub async fn warning(&self, message: impl Into<String>) {
+        self.log(LoggingLevel::Warning, message.into()).await
+    }
+
+    pub async fn error(&self, message: impl Into<String>) {
+        self.log(LoggingLevel::Error, message.into()).await
+    }
+
+    pub async fn critical(&self, message: impl Into<String>) {
+        self.log(LoggingLevel::Critical, message.into()).await
+    }
+
+    pub async fn alert(&self, message: impl Into<String>) {
+        self.log(LoggingLevel::Alert, message.into()).await
+    }
+
+    pub async fn emergency(&self, message: impl Into<String>) {
+        self.log(LoggingLevel::Emergency, message.into()).await
+    }
+
+    // ---- progress ----------------------------------------------------------------------------------------
+
+    /// Reports progress, if the client sent a progress token (a no-op otherwise). Progress must increase: a
+    /// value not above the last one sent is dropped.
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        let Some(token) = &self.inner.progress_token else { return };
+        {
+            let mut last = self.inner.last_progress.lock().unwrap_or_else(|p| p.into_inner());
+            if last.is_some_and(|last| progress <= last) || !progress.is_finite() {
+                return;
+            }
+            *last = Some(progress);
+        }
+        let params = ProgressParams { progress_token: token.clone(), progress, total, message };
+        self.notify(NOTIFY_PROGRESS, params).await;
+    }
+
+    async fn notify(&self, method: &str, params: impl Serialize) {
+        let Some(tx) = &self.inner.notify else { return };
+        match notification_json(method, params) {
+            Ok(line) => {
+                let _ = tx.send(line).await;
+            }
+            Err(e) => tracing::warn!("a {method} notification could not be serialized: {e}"),
+        }
+    }
+
+    // ---- session state -----------------------------------------------------------------------------------
+
+    fn session(&self) -> Result<&SessionState> {
+        self.inner.session.as_deref().ok_or_else(|| Error::msg(NO_SESSION))
+    }
+
+    /// A value this session stored under `key`. Errors where there is no session (the modern protocol).
+    pub fn get<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>> {
+        let value = self.session()?.values().get(key).cloned();
+        value.map(serde_json::from_value).transpose().map_err(Error::from)
+    }
+
+    /// Stores a value for later requests on this session.
+    pub fn set(&self, key: impl Into<String>, value: impl Serialize) -> Result<()> {
+        let value = serde_json::to_value(value)?;
+        self.session()?.values().insert(key.into(), value);
+        Ok(())
+    }
+
+    /// Removes a stored value; true if there was one.
+    pub fn delete(&self, key: &str) -> Result<bool> {
+        Ok(self.session()?.values().remove(key).is_some())
+    }
+
+    /// Runs `callback` when this session ends (the connection closes).
+    pub fn on_close(&self, callback: impl FnOnce() + Send + 'static) -> Result<()> {
+        self.session()?.on_close.lock().unwrap_or_else(|p| p.into_inner()).push(Box::new(callback));
+        Ok(())
+    }
+
+    // ---- deprecated push calls -----------------------------------------------------------------------------
+
+    /// Sends one request to the client and waits for its answer (legacy sessions only). Prefer `.ask()`,
+    /// which works on both eras.
+    async fn push<A: Ask>(&self, ask: A) -> Result<A::Output> {
+        let Some(push) = &self.inner.push else {
+            return Err(Error::msg(
+                "this request cannot send requests to the client (only a legacy session can): use \
+                 `.ask()` in the handler body instead, which works on both protocol eras",
+            ));
+        };
+        let mut requests = InputRequests::new();
+        ask.requests("push", &mut requests);
+        if let Some(e) = crate::era::uncovered_request(self.client_capabilities(), &requests, "the session's") {
+            return Err(e);
+        }
+        let mut responses = InputResponses::new();
+        for (key, request) in requests {
+            let raw = match &request {
+                InputRequest::Elicit(p) => push.outbound.request(request.method(), p, push.timeout).await,
+                InputRequest::CreateMessage(p) => push.outbound.request(request.method(), p, push.timeout).await,
+                InputRequest::ListRoots => {
+                    push.outbound.request(request.method(), &serde_json::json!({}), push.timeout).await
+                }
+            }
+            .map_err(|e| Error::msg(format!("{}: {e}", request.method())))?;
+            responses.insert(key, serde_json::from_str(raw.get())?);
+        }
+        A::answer("push", &mut responses).map_err(Error::invalid_params)
+    }
+
+    /// Deprecated: asks the client's model directly. Prefer `Sample::prompt(..).ask().await`.
+    pub async fn sample(&self, sample: Sample) -> Result<Sampled> {
+        self.push(sample).await
+    }
+
+    /// Deprecated: shows the user a form directly. Prefer `T::elicit(..).ask().await`.
+    pub async fn elicit<T: ElicitForm>(&self, message: impl Into<String>) -> Result<Elicitation<T>> {
+        self.push::<ElicitAsk<T>>(T::elicit(message)).await
+    }
+
+    /// Deprecated: asks the client for its roots directly. Prefer `ListRoots.ask().await`.
+    pub async fn list_roots(&self) -> Result<Vec<Root>> {
+        self.push(ListRoots).await
+    }
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context").field("scope", &self.inner.scope).field("cancelled", &self.is_cancelled()).finish()
     }
 }

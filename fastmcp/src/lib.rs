@@ -32,21 +32,30 @@ mod macro_support;
 pub mod protocol;
 pub mod schema;
 pub mod server;
+pub mod state;
 pub mod transport;
 
 pub use context::Context;
 pub use error::{Error, Result};
-pub use fastmcp_macros::{prompt, resource, tool};
+pub use fastmcp_macros::{elicit, prompt, resource, tool};
 pub use handler::{Args, Json};
 pub use server::FastMcp;
 
+/// The README's examples compile as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
+
 /// Everything a server author usually needs, in one `use`.
 pub mod prelude {
+    pub use crate::flow::{
+        AskExt as _, ElicitForm, ElicitUrl, Elicitation, ListRoots, Sample, Sampled, UrlConsent, checkpoint,
+    };
     pub use crate::handler::{Args, CompletionQuery, Json};
     pub use crate::protocol::{
         CallToolResult, ContentBlock, GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents, Role,
     };
-    pub use crate::{Context, Error, FastMcp, Result, prompt, resource, tool};
+    pub use crate::{Context, Error, FastMcp, Result, elicit, prompt, resource, tool};
 }
 
 /// What the macros expand to. Not public API: names here may change in any release.
@@ -54,7 +63,8 @@ pub mod prelude {
 pub mod __private {
     pub use crate::context::Context;
     pub use crate::error::Error;
-    pub use crate::flow::Step;
+    pub use crate::flow::driver::{AskWitness, Carried, answer, carried, restore, resume_parts, suspend, witness};
+    pub use crate::flow::{Ask, ElicitForm, OnlyInsideHandlers, Resume, Slot, Step, Suspension, drive};
     pub use crate::handler::{
         BoxFuture, CompletionQuery, HandlerResult, IntoCompletion, IntoPromptResult, IntoResourceContents,
         IntoToolResult, PromptGet, PromptHandler, ResourceDefinition, ResourceHandler, ResourceRead, ToolCall,
@@ -67,4 +77,8 @@ pub mod __private {
     };
     pub use crate::schema::{input_schema, output_schema};
     pub use {schemars, serde, serde_json};
+    /// What `#[elicit]` expands to: form fields, selects, the schema builder and answer validation.
+    pub mod form {
+        pub use crate::flow::form::*;
+    }
 }

@@ -119,6 +119,34 @@ impl StdioClient {
         self.response(&id).await
     }
 
+    /// Sends a request and answers every server-to-client request that arrives before its response with
+    /// `answer(request)`, which returns the result (or `Err(error object)`). Returns the final response and
+    /// the server's requests in order.
+    pub async fn request_answering(
+        &mut self,
+        method: &str,
+        params: Value,
+        mut answer: impl FnMut(&Value) -> Result<Value, Value>,
+    ) -> (Value, Vec<Value>) {
+        let id = json!(format!("call-{}", self.next_id));
+        self.next_id += 1;
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })).await;
+        let mut asked = Vec::new();
+        loop {
+            let msg = self.recv().await;
+            if msg.get("method").is_some() && msg.get("id").is_some() {
+                let reply = match answer(&msg) {
+                    Ok(result) => json!({ "jsonrpc": "2.0", "id": msg["id"], "result": result }),
+                    Err(error) => json!({ "jsonrpc": "2.0", "id": msg["id"], "error": error }),
+                };
+                asked.push(msg);
+                self.send(&reply).await;
+            } else if msg.get("id") == Some(&id) {
+                return (msg, asked);
+            }
+        }
+    }
+
     /// A modern request: `extra` params plus the `_meta` envelope.
     pub async fn modern(&mut self, method: &str, mut params: Value) -> Value {
         params["_meta"] = modern_meta(json!({}));
@@ -127,7 +155,12 @@ impl StdioClient {
 
     /// The legacy handshake; returns the `initialize` result.
     pub async fn initialize(&mut self, version: &str) -> Value {
-        let response = self.initialize_with(version, json!({})).await;
+        self.initialize_declaring(version, json!({})).await
+    }
+
+    /// The legacy handshake, declaring these client capabilities.
+    pub async fn initialize_declaring(&mut self, version: &str, capabilities: Value) -> Value {
+        let response = self.initialize_with(version, capabilities).await;
         self.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await;
         response["result"].clone()
     }

@@ -210,20 +210,36 @@ async fn requests_in_flight_at_eof_still_get_their_response() {
 
 #[tokio::test]
 async fn lists_paginate_with_opaque_cursors_in_both_eras() {
-    let mut c = fixture();
+    let mut c = StdioClient::spawn_with_env(env!("CARGO_BIN_EXE_fixture").into(), &[("FIXTURE_PAGE_SIZE", "2")]);
     c.initialize("2025-11-25").await;
-    let first = c.request("tools/list", json!({})).await["result"].clone();
     let names = |page: &Value| -> Vec<String> {
         page["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
     };
+    let first = c.request("tools/list", json!({})).await["result"].clone();
     assert_eq!(names(&first), ["sleep", "boom"]);
-    let cursor = first["nextCursor"].as_str().expect("a next cursor").to_owned();
+    let mut all = names(&first);
+    let mut cursor = first["nextCursor"].as_str().expect("a next cursor").to_owned();
     let second = c.request("tools/list", json!({"cursor": cursor})).await["result"].clone();
-    assert_eq!(names(&second), ["fail"]);
-    assert!(second.get("nextCursor").is_none(), "the last page has no cursor");
+    assert_eq!(names(&second), ["fail", "slow_marker"]);
     let modern = c.modern("tools/list", json!({"cursor": cursor})).await["result"].clone();
-    assert_eq!(names(&modern), ["fail"]);
+    assert_eq!(names(&modern), names(&second), "cursors work in either era");
     assert_eq!(modern["resultType"], "complete");
+    loop {
+        let page = c.request("tools/list", json!({"cursor": cursor})).await["result"].clone();
+        assert!(names(&page).len() <= 2);
+        all.extend(names(&page));
+        match page["nextCursor"].as_str() {
+            Some(next) => cursor = next.to_owned(),
+            None => break,
+        }
+    }
+    let unpaged = StdioClient::spawn(env!("CARGO_BIN_EXE_fixture").into());
+    let mut unpaged = unpaged;
+    unpaged.initialize("2025-11-25").await;
+    let whole = unpaged.request("tools/list", json!({})).await["result"].clone();
+    assert!(whole.get("nextCursor").is_none());
+    assert_eq!(all, names(&whole), "the pages together are the whole list, in order");
+    unpaged.close().await;
     let empty = c.request("prompts/list", json!({})).await["result"].clone();
     assert_eq!(empty["prompts"], json!([]), "an empty list is one empty page");
     c.close().await;

@@ -29,7 +29,7 @@ async fn call(tool: impl ToolHandler, arguments: Option<Value>) -> CallToolResul
     let raw = arguments.map(|v| RawValue::from_string(v.to_string()).expect("valid JSON"));
     match tool.call(ToolCall::new(raw, ctx())).await {
         Ok(Step::Complete(result)) => result,
-        Ok(Step::InputRequired(_)) => panic!("unexpected input_required"),
+        Ok(Step::Suspend(_)) => panic!("unexpected input_required"),
         Err(e) => panic!("protocol error: {e}"),
     }
 }
@@ -50,14 +50,14 @@ fn args(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
 async fn get(prompt: impl PromptHandler, pairs: &[(&str, &str)]) -> Result<GetPromptResult, Error> {
     match prompt.get(PromptGet::new("ignored", args(pairs), ctx())).await? {
         Step::Complete(r) => Ok(r),
-        Step::InputRequired(_) => panic!("unexpected input_required"),
+        Step::Suspend(_) => panic!("unexpected input_required"),
     }
 }
 
 async fn read(resource: impl ResourceHandler, uri: &str, vars: &[(&str, &str)]) -> Result<Value, Error> {
     match resource.read(ResourceRead::new(uri, args(vars), ctx())).await? {
         Step::Complete(r) => Ok(serde_json::to_value(r).expect("serializes")),
-        Step::InputRequired(_) => panic!("unexpected input_required"),
+        Step::Suspend(_) => panic!("unexpected input_required"),
     }
 }
 

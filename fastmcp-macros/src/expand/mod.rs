@@ -6,6 +6,9 @@
 //! On any error the user's fn is emitted as written (minus the parameter attributes only the macro
 //! understands) next to the errors, so rust-analyzer keeps resolving it.
 
+#[cfg(test)]
+mod golden;
+mod machine;
 mod prompt;
 mod resource;
 mod tool;
@@ -46,7 +49,13 @@ fn expand(kind: Kind, args: TokenStream, item: ItemFn) -> TokenStream {
             let mut item = handler.item;
             strip_param_attrs(&mut item.sig);
             let errors = errors.to_compile_error();
-            quote!(#item #errors)
+            match crate::flow::unlowered_body(&item.body) {
+                Some(body) => {
+                    let ItemFn { attrs, vis, sig, .. } = &item;
+                    quote!(#(#attrs)* #vis #sig #body #errors)
+                }
+                None => quote!(#item #errors),
+            }
         }
     }
 }
@@ -108,7 +117,8 @@ fn doc_attrs(h: &Handler) -> Vec<&Attribute> {
     h.item.attrs.iter().filter(|a| a.path().is_ident("doc")).collect()
 }
 
-/// The unit struct named after the fn, and the user's fn as its inherent `invoke`.
+/// The unit struct named after the fn, and the user's fn as its inherent `invoke` (unless the fn asks: then
+/// its body is compiled into the machine, which can't be called on its own).
 pub fn struct_and_invoke(h: &Handler) -> TokenStream {
     let ItemFn { attrs, vis, sig, body } = &h.item;
     let ident = &sig.ident;
@@ -117,6 +127,17 @@ pub fn struct_and_invoke(h: &Handler) -> TokenStream {
     let mut invoke = sig.clone();
     invoke.ident = Ident::new("invoke", sig.ident.span());
     strip_param_attrs(&mut invoke);
+    let invoke = h.flow.is_none().then(|| {
+        quote! {
+            #(#cfgs)*
+            impl #ident {
+                #(#attrs)*
+                // The macro requires `async`, awaited or not.
+                #[allow(clippy::unused_async)]
+                #vis #invoke #body
+            }
+        }
+    });
     quote! {
         #(#docs)*
         #(#cfgs)*
@@ -129,13 +150,7 @@ pub fn struct_and_invoke(h: &Handler) -> TokenStream {
         )]
         #vis struct #ident;
 
-        #(#cfgs)*
-        impl #ident {
-            #(#attrs)*
-            // The macro requires `async`, awaited or not.
-            #[allow(clippy::unused_async)]
-            #vis #invoke #body
-        }
+        #invoke
     }
 }
 

@@ -1,7 +1,7 @@
 //! `#[prompt]`: the unit struct, its `invoke` and `impl PromptHandler`.
 
 use super::{
-    arg_local, boxed_future, complete_method, context_arg, dummy_const, duplicate_guard, option, private,
+    arg_local, boxed_future, complete_method, machine, context_arg, dummy_const, duplicate_guard, option, private,
     struct_and_invoke,
 };
 use crate::model::{Handler, ParamKind};
@@ -54,16 +54,28 @@ pub fn expand(h: &Handler) -> TokenStream {
     };
     let complete = complete_method(h);
 
+    let done = quote!(#result(__fastmcp_out, #description));
+    let run = match &h.flow {
+        Some(_) => machine::run_round(h, &get, &call_args, done),
+        None => quote! {
+            let __fastmcp_out = #ident::invoke(#(#call_args),*).await;
+            #done
+        },
+    };
     let future = boxed_future(
         h,
         quote! {
             #(#reads)*
-            let __fastmcp_out = #ident::invoke(#(#call_args),*).await;
-            #result(__fastmcp_out, #description)
+            #run
         },
     );
+    let get_param = machine::source_param(h, &get);
+    let machine = h.flow.as_ref().map(|flow| machine::machine_fn(h, flow));
+    let fingerprint = h.flow.as_ref().map(|_| machine::fingerprint_method(h));
 
     let impl_items = quote! {
+        #machine
+
         impl #p::PromptHandler for #ident {
             fn definition(&self) -> #p::Prompt {
                 #p::prompt_definition(
@@ -74,9 +86,11 @@ pub fn expand(h: &Handler) -> TokenStream {
                 )
             }
 
-            fn get(&self, #get: #p::PromptGet) -> #p::BoxFuture<#p::HandlerResult<#p::GetPromptResult>> {
+            fn get(&self, #get_param: #p::PromptGet) -> #p::BoxFuture<#p::HandlerResult<#p::GetPromptResult>> {
                 #future
             }
+
+            #fingerprint
 
             #complete
         }

@@ -1,6 +1,6 @@
 //! `#[resource("...")]`: the unit struct, its `invoke` and `impl ResourceHandler`.
 
-use super::{arg_local, boxed_future, complete_method, context_arg, dummy_const, option, private, struct_and_invoke};
+use super::{arg_local, boxed_future, complete_method, machine, context_arg, dummy_const, option, private, struct_and_invoke};
 use crate::model::{Handler, ParamKind};
 use crate::uri_template::VarKind;
 use proc_macro2::{Span, TokenStream};
@@ -54,24 +54,38 @@ pub fn expand(h: &Handler) -> TokenStream {
     };
     let complete = complete_method(h);
 
+    let done = quote!(#result(__fastmcp_out, #read.uri(), #mime_type));
+    let run = match &h.flow {
+        Some(_) => machine::run_round(h, &read, &call_args, done),
+        None => quote! {
+            let __fastmcp_out = #ident::invoke(#(#call_args),*).await;
+            #done
+        },
+    };
     let future = boxed_future(
         h,
         quote! {
             #(#reads)*
-            let __fastmcp_out = #ident::invoke(#(#call_args),*).await;
-            #result(__fastmcp_out, #read.uri(), #mime_type)
+            #run
         },
     );
+    let read_param = machine::source_param(h, &read);
+    let machine = h.flow.as_ref().map(|flow| machine::machine_fn(h, flow));
+    let fingerprint = h.flow.as_ref().map(|_| machine::fingerprint_method(h));
 
     let impl_items = quote! {
+        #machine
+
         impl #p::ResourceHandler for #ident {
             fn definition(&self) -> #p::ResourceDefinition {
                 #p::#constructor(#uri_lit, #name, #title, #description, #mime_type)
             }
 
-            fn read(&self, #read: #p::ResourceRead) -> #p::BoxFuture<#p::HandlerResult<#p::ReadResourceResult>> {
+            fn read(&self, #read_param: #p::ResourceRead) -> #p::BoxFuture<#p::HandlerResult<#p::ReadResourceResult>> {
                 #future
             }
+
+            #fingerprint
 
             #complete
         }

@@ -1,6 +1,6 @@
 //! `#[tool]`: the unit struct, its `invoke`, the arguments struct and `impl ToolHandler`.
 
-use super::{arg_local, boxed_future, context_arg, dummy_const, duplicate_guard, option, private, struct_and_invoke};
+use super::{arg_local, boxed_future, machine, context_arg, dummy_const, duplicate_guard, option, private, struct_and_invoke};
 use crate::model::{Handler, ParamKind};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
@@ -77,6 +77,14 @@ pub fn expand(h: &Handler) -> TokenStream {
     let into_result = quote_spanned!(ret_span=> <#ret as #p::IntoToolResult>::into_tool_result);
     let annotations = annotations(h);
 
+    let complete = quote!(::core::result::Result::Ok(#p::Step::Complete(#into_result(__fastmcp_out))));
+    let run = match &h.flow {
+        Some(_) => machine::run_round(h, &call, &call_args, complete),
+        None => quote! {
+            let __fastmcp_out = #ident::invoke(#(#call_args),*).await;
+            #complete
+        },
+    };
     let future = boxed_future(
         h,
         quote! {
@@ -87,13 +95,17 @@ pub fn expand(h: &Handler) -> TokenStream {
                 }
             };
             #destructure
-            let __fastmcp_out = #ident::invoke(#(#call_args),*).await;
-            ::core::result::Result::Ok(#p::Step::Complete(#into_result(__fastmcp_out)))
+            #run
         },
     );
+    let call_param = machine::source_param(h, &call);
+    let machine = h.flow.as_ref().map(|flow| machine::machine_fn(h, flow));
+    let fingerprint = h.flow.as_ref().map(|_| machine::fingerprint_method(h));
 
     let impl_items = quote! {
         #args_def
+
+        #machine
 
         impl #p::ToolHandler for #ident {
             fn definition(&self) -> #p::Tool {
@@ -107,9 +119,11 @@ pub fn expand(h: &Handler) -> TokenStream {
                 )
             }
 
-            fn call(&self, #call: #p::ToolCall) -> #p::BoxFuture<#p::HandlerResult<#p::CallToolResult>> {
+            fn call(&self, #call_param: #p::ToolCall) -> #p::BoxFuture<#p::HandlerResult<#p::CallToolResult>> {
                 #future
             }
+
+            #fingerprint
         }
     };
 

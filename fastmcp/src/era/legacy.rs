@@ -1,14 +1,15 @@
 //! The legacy era (2024-11-05 … 2025-11-25): `initialize` opens a session whose version and capabilities
 //! apply to every later request on the connection.
 
-use crate::context::{Context, Scope};
+use super::{Link, shim};
+use crate::context::{Context, Extras, Push, Scope, SessionState};
 use crate::error::Error;
 use crate::protocol::{
-    ClientCapabilities, Era, ErrorObject, Implementation, InitializeParams, InitializeResult, ProtocolVersion, Request,
-    SetLevelParams, error_json, response_json,
+    ClientCapabilities, Era, ErrorObject, Implementation, InitializeParams, InitializeResult, LoggingLevel,
+    ProtocolVersion, Request, SetLevelParams, error_json, response_json,
 };
 use crate::server::Server;
-use crate::server::dispatch::{self, Outcome, Reply, parse_params};
+use crate::server::dispatch::{self, Outcome, Reply, Round, parse_params};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -19,6 +20,8 @@ pub(crate) struct Session {
     initialized: AtomicBool,
     /// The `logging/setLevel` threshold, as `LoggingLevel as u8 + 1`; 0 means not set.
     log_level: AtomicU8,
+    /// What handlers keep per session (`Context::set`), and `on_close` callbacks.
+    state: Arc<SessionState>,
 }
 
 /// What the client said at `initialize`.
@@ -32,9 +35,29 @@ impl Session {
     pub fn mark_initialized(&self) {
         self.initialized.store(true, Ordering::Relaxed);
     }
+
+    /// The level `logging/setLevel` set; until the client sets one, everything is sent.
+    fn log_level(&self) -> LoggingLevel {
+        const LEVELS: [LoggingLevel; 8] = [
+            LoggingLevel::Debug,
+            LoggingLevel::Info,
+            LoggingLevel::Notice,
+            LoggingLevel::Warning,
+            LoggingLevel::Error,
+            LoggingLevel::Critical,
+            LoggingLevel::Alert,
+            LoggingLevel::Emergency,
+        ];
+        let set = usize::from(self.log_level.load(Ordering::Relaxed));
+        set.checked_sub(1).and_then(|i| LEVELS.get(i).copied()).unwrap_or(LoggingLevel::Debug)
+    }
+
+    pub fn close(&self) {
+        self.state.close();
+    }
 }
 
-pub(crate) async fn serve(server: &Server, session: &Session, req: Request) -> String {
+pub(crate) async fn serve(server: &Server, session: &Session, link: Link<'_>, req: Request) -> String {
     let method = req.method.as_str();
     let params = req.params.as_deref();
     let result = match method {
@@ -61,13 +84,30 @@ pub(crate) async fn serve(server: &Server, session: &Session, req: Request) -> S
                     client_info: Some(peer.client_info.clone()),
                     client_capabilities: peer.capabilities.clone(),
                 };
-                return finish(&req, dispatch::dispatch(server, method, params, Context::new(scope)).await);
+                let extras = Extras {
+                    cancel: Some(link.cancel),
+                    notify: link.notify.cloned(),
+                    log_level: Some(session.log_level()),
+                    progress_token: super::progress_token(params),
+                    session: Some(session.state.clone()),
+                    push: link.outbound.map(|o| Push { outbound: o.clone(), timeout: server.options().round_timeout }),
+                };
+                let ctx = Context::with(scope, extras);
+                let outbound = link.outbound.map(|o| &**o);
+                let outcome = match dispatch::dispatch(server, method, params, ctx.clone(), Round::Wire).await {
+                    Outcome::Suspend(suspended) if server.options().legacy_shim => {
+                        shim::fulfil(server, peer, outbound, method, params, ctx, suspended).await
+                    }
+                    other => other,
+                };
+                return finish(&req, peer.protocol_version, outcome);
             } else {
                 Err(Error::rpc(ErrorObject::method_not_found(method)))
             }
         }
     };
-    finish(&req, result.map_or_else(Outcome::Error, Outcome::Complete))
+    let version = session.peer.get().map_or(ProtocolVersion::LATEST_LEGACY, |p| p.protocol_version);
+    finish(&req, version, result.map_or_else(Outcome::Error, Outcome::Complete))
 }
 
 /// Negotiates the version (echo a supported legacy version, else offer the newest) and opens the session.
@@ -92,15 +132,15 @@ fn initialize(server: &Server, session: &Session, params: Result<InitializeParam
     )
 }
 
-fn finish(req: &Request, outcome: Outcome) -> String {
+fn finish(req: &Request, version: ProtocolVersion, outcome: Outcome) -> String {
     match outcome {
         Outcome::Complete(reply) => response_json(&req.id, &reply),
-        // The shim that fulfils input requests over the session lands with the legacy-era issue.
-        Outcome::InputRequired(_) => error_json(
+        Outcome::Suspend(_) | Outcome::InputRequired(_) => error_json(
             Some(&req.id),
             &ErrorObject::internal(format!(
-                "Handler for {} requires client input, which this server cannot yet request on a legacy \
-                 connection",
+                "Handler for {} asked the client for input, but this request is served on protocol revision \
+                 {version}, which has no input_required vocabulary, and the legacy shim is off \
+                 (FastMcp::legacy_shim)",
                 req.method
             )),
         ),

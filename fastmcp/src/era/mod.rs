@@ -6,21 +6,91 @@
 
 pub(crate) mod legacy;
 pub(crate) mod modern;
+pub(crate) mod outbound;
+mod shim;
 
-use crate::protocol::{ErrorObject, Inbound, JsonObject, MODERN_CLAIM_KEYS, Notification, Request, error_json};
+use crate::protocol::{
+    CancelledParams, ClientCapabilities, ElicitMode, ErrorObject, Inbound, InputRequest, InputRequests, JsonObject,
+    MODERN_CLAIM_KEYS, Notification, ProgressToken, Request, RequestId, codes, error_json,
+};
 use crate::server::Server;
 use serde::Deserialize;
+use serde_json::json;
 use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
-/// One client connection (a stdio process; later, an HTTP session): the server and the legacy session state.
+/// One client connection (a stdio process; later, an HTTP session): the server, the legacy session state,
+/// the channel back to the client, and the requests in flight (so they can be cancelled).
 pub(crate) struct Connection {
     server: Server,
     session: legacy::Session,
+    /// Requests to the client; `None` where the transport cannot push (stateless legacy HTTP).
+    outbound: Option<Arc<outbound::Outbound>>,
+    /// Where request-scoped notifications go.
+    notify: Option<mpsc::Sender<String>>,
+    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+}
+
+/// What an era adapter may use of the connection while serving one request.
+pub(crate) struct Link<'a> {
+    pub outbound: Option<&'a Arc<outbound::Outbound>>,
+    pub notify: Option<&'a mpsc::Sender<String>>,
+    pub cancel: CancellationToken,
+}
+
+/// Removes a request from the in-flight map however it ends.
+struct InFlight<'a> {
+    conn: &'a Connection,
+    id: RequestId,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.conn.in_flight().remove(&self.id);
+    }
+}
+
+impl Drop for Connection {
+    /// The session ends with the connection: its `on_close` callbacks run.
+    fn drop(&mut self) {
+        self.session.close();
+    }
 }
 
 impl Connection {
-    pub fn new(server: Server) -> Self {
-        Self { server, session: legacy::Session::default() }
+    /// A connection whose client is reached through `tx` (responses, notifications and, unless `push` is
+    /// false, server-to-client requests).
+    pub fn new(server: Server, tx: mpsc::Sender<String>, push: bool) -> Self {
+        let outbound = push.then(|| Arc::new(outbound::Outbound::new(tx.clone())));
+        Self {
+            server,
+            session: legacy::Session::default(),
+            outbound,
+            notify: Some(tx),
+            in_flight: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn in_flight(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
+        self.in_flight.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The client's input ended: requests waiting on its answers fail now rather than at their timeout.
+    pub fn input_closed(&self) {
+        if let Some(outbound) = &self.outbound {
+            outbound.close();
+        }
+    }
+
+    /// A response from the client to a request the server sent (legacy era).
+    pub fn response(&self, id: &crate::protocol::RequestId, reply: Result<Box<RawValue>, ErrorObject>) {
+        let routed = self.outbound.as_ref().is_some_and(|o| o.resolve(id, reply));
+        if !routed {
+            tracing::debug!("ignoring a response to unknown request {id}");
+        }
     }
 
     /// Requests that change connection state must finish before the next message is read.
@@ -28,11 +98,27 @@ impl Connection {
         req.method == "initialize"
     }
 
-    /// Serves one request; returns the response's JSON text.
-    pub async fn request(&self, req: Request) -> String {
-        match modern_claim(req.params.as_deref()) {
-            Some(meta) => modern::serve(&self.server, req, meta).await,
-            None => legacy::serve(&self.server, &self.session, req).await,
+    /// Serves one request; returns the response's JSON text, or `None` when the client cancelled it (then the
+    /// handler's future was dropped and no response is due).
+    pub async fn request(&self, req: Request) -> Option<String> {
+        let cancel = CancellationToken::new();
+        let previous = self.in_flight().insert(req.id.clone(), cancel.clone());
+        if let Some(previous) = previous {
+            tracing::warn!("request id {} reused while a request with it is in flight", req.id);
+            previous.cancel();
+        }
+        let _in_flight = InFlight { conn: self, id: req.id.clone() };
+        let link = Link { outbound: self.outbound.as_ref(), notify: self.notify.as_ref(), cancel: cancel.clone() };
+        let serve = async {
+            match modern_claim(req.params.as_deref()) {
+                Some(meta) => modern::serve(&self.server, link, req, meta).await,
+                None => legacy::serve(&self.server, &self.session, link, req).await,
+            }
+        };
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => None,
+            line = serve => Some(line),
         }
     }
 
@@ -46,12 +132,15 @@ impl Connection {
                     Some(&req.id),
                     &ErrorObject::invalid_request(format!("`{}` must not be part of a batch", req.method)),
                 )),
-                Ok(Inbound::Request(req)) => Some(self.request(req).await),
+                Ok(Inbound::Request(req)) => self.request(req).await,
                 Ok(Inbound::Notification(note)) => {
                     self.notification(note);
                     None
                 }
-                Ok(Inbound::Response { .. }) => None,
+                Ok(Inbound::Response { id, outcome }) => {
+                    self.response(&id, outcome);
+                    None
+                }
             }
         }))
         .await;
@@ -62,6 +151,20 @@ impl Connection {
     pub fn notification(&self, note: Notification) {
         match note.method.as_str() {
             crate::protocol::NOTIFY_INITIALIZED => self.session.mark_initialized(),
+            crate::protocol::NOTIFY_CANCELLED => {
+                let params: Option<CancelledParams> =
+                    note.params.as_deref().and_then(|p| serde_json::from_str(p.get()).ok());
+                match params.and_then(|p| p.request_id) {
+                    Some(id) => match self.in_flight().get(&id) {
+                        Some(token) => {
+                            tracing::debug!("request {id} cancelled by the client");
+                            token.cancel();
+                        }
+                        None => tracing::debug!("cancellation of {id}, which is not in flight"),
+                    },
+                    None => tracing::debug!("ignoring a cancellation without a request id"),
+                }
+            }
             other => tracing::debug!("ignoring notification {other}"),
         }
     }
@@ -80,4 +183,53 @@ fn modern_claim(params: Option<&RawValue>) -> Option<JsonObject> {
     }
     let meta = serde_json::from_str::<Peek>(raw).ok()?.meta?;
     MODERN_CLAIM_KEYS.iter().any(|k| meta.contains_key(*k)).then_some(meta)
+}
+
+/// The first input request that `capabilities` do not cover, as the `-32021` error naming what is missing.
+/// `whose` says where the capabilities were declared ("the request's", "the session's").
+pub(crate) fn uncovered_request(
+    capabilities: &ClientCapabilities,
+    requests: &InputRequests,
+    whose: &str,
+) -> Option<crate::Error> {
+    requests.iter().find_map(|(key, request)| {
+        let required = match request {
+            InputRequest::Elicit(p) if p.mode == Some(ElicitMode::Url) => {
+                let covered = capabilities.elicitation.as_ref().is_some_and(|e| e.supports_url());
+                (!covered).then(|| json!({ "elicitation": { "url": {} } }))
+            }
+            InputRequest::Elicit(_) => {
+                let covered = capabilities.elicitation.as_ref().is_some_and(|e| e.supports_form());
+                (!covered).then(|| json!({ "elicitation": {} }))
+            }
+            InputRequest::CreateMessage(_) => capabilities.sampling.is_none().then(|| json!({ "sampling": {} })),
+            InputRequest::ListRoots => capabilities.roots.is_none().then(|| json!({ "roots": {} })),
+        }?;
+        let message = format!(
+            "Cannot request input '{key}' ({}): {whose} client capabilities do not declare the required capability",
+            request.method()
+        );
+        let error = ErrorObject::new(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
+            .with_data(json!({ "requiredCapabilities": required }));
+        Some(crate::Error::rpc(error))
+    })
+}
+
+/// The request's `_meta.progressToken`, if it has one (read without parsing params that cannot hold one).
+fn progress_token(params: Option<&RawValue>) -> Option<ProgressToken> {
+    #[derive(Deserialize)]
+    struct Meta {
+        #[serde(rename = "progressToken")]
+        progress_token: Option<ProgressToken>,
+    }
+    #[derive(Deserialize)]
+    struct Peek {
+        #[serde(rename = "_meta")]
+        meta: Option<Meta>,
+    }
+    let raw = params?.get();
+    if !raw.contains("progressToken") {
+        return None;
+    }
+    serde_json::from_str::<Peek>(raw).ok()?.meta?.progress_token
 }

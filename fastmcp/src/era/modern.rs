@@ -1,31 +1,45 @@
 //! The modern era (2026-07-28): every request carries its own `_meta` envelope and is served statelessly.
 
-use crate::context::{Context, Scope};
+use super::Link;
+use crate::context::{Context, Extras, Scope};
 use crate::error::Error;
 use crate::protocol::Era;
+use crate::protocol::InputRequiredResult;
 use crate::protocol::{
     ClientCapabilities, DiscoverResult, ErrorObject, Implementation, JsonObject, LoggingLevel,
     META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO,
     ProtocolVersion, Request, RequestId, codes, error_json, response_json,
 };
+use crate::protocol::{META_PROGRESS_TOKEN, ProgressToken};
 use crate::server::Server;
-use crate::server::dispatch::{self, Outcome, Reply};
+use crate::server::dispatch::{self, CarryRef, Outcome, Reply, Round, Suspended};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 /// Methods of the legacy era that 2026-07-28 removed: `-32601` when called with a modern envelope.
 const REMOVED: [&str; 5] = ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
 
-pub(crate) async fn serve(server: &Server, req: Request, meta: JsonObject) -> String {
-    let scope = match envelope(&req.id, meta) {
-        Ok(scope) => scope,
+pub(crate) async fn serve(server: &Server, link: Link<'_>, req: Request, meta: JsonObject) -> String {
+    let (scope, log_level, progress_token) = match envelope(&req.id, meta) {
+        Ok(envelope) => envelope,
         Err(e) => return error_json(Some(&req.id), &e),
     };
     let method = req.method.as_str();
     let outcome = if method == "server/discover" {
         discover(server)
     } else if dispatch::serves(method) {
-        dispatch::dispatch(server, method, req.params.as_deref(), Context::new(scope)).await
+        let extras = Extras {
+            cancel: Some(link.cancel),
+            notify: link.notify.cloned(),
+            log_level,
+            progress_token,
+            ..Extras::default()
+        };
+        let ctx = Context::with(scope, extras);
+        match dispatch::dispatch(server, method, req.params.as_deref(), ctx.clone(), Round::Wire).await {
+            Outcome::Suspend(suspended) => input_required(server, &ctx, suspended),
+            other => other,
+        }
     } else if REMOVED.contains(&method) {
         Outcome::Error(Error::rpc(ErrorObject::new(
             codes::METHOD_NOT_FOUND,
@@ -38,7 +52,11 @@ pub(crate) async fn serve(server: &Server, req: Request, meta: JsonObject) -> St
 }
 
 /// Validates the per-request envelope: a supported version (`-32022`), then the required keys (`-32602`).
-fn envelope(id: &RequestId, mut meta: JsonObject) -> Result<Scope, ErrorObject> {
+/// Returns the scope, the log level the client asked for (none: no logs) and the progress token.
+fn envelope(
+    id: &RequestId,
+    mut meta: JsonObject,
+) -> Result<(Scope, Option<LoggingLevel>, Option<ProgressToken>), ErrorObject> {
     let mut missing = Vec::new();
     let protocol_version = match meta.remove(META_PROTOCOL_VERSION) {
         None => {
@@ -64,10 +82,11 @@ fn envelope(id: &RequestId, mut meta: JsonObject) -> Result<Scope, ErrorObject> 
     }
     let client_info =
         meta.remove(META_CLIENT_INFO).map(|v| meta_value::<Implementation>(META_CLIENT_INFO, v)).transpose()?;
-    if let Some(level) = meta.remove(META_LOG_LEVEL) {
-        meta_value::<LoggingLevel>(META_LOG_LEVEL, level)?;
-    }
-    Ok(Scope { request_id: id.clone(), protocol_version, client_info, client_capabilities })
+    let log_level = meta.remove(META_LOG_LEVEL).map(|v| meta_value::<LoggingLevel>(META_LOG_LEVEL, v)).transpose()?;
+    let progress_token =
+        meta.remove(META_PROGRESS_TOKEN).map(|v| meta_value::<ProgressToken>(META_PROGRESS_TOKEN, v)).transpose()?;
+    let scope = Scope { request_id: id.clone(), protocol_version, client_info, client_capabilities };
+    Ok((scope, log_level, progress_token))
 }
 
 fn meta_value<T: DeserializeOwned>(key: &str, value: Value) -> Result<T, ErrorObject> {
@@ -78,6 +97,28 @@ fn unsupported_version(requested: &str) -> ErrorObject {
     let supported: Vec<&str> = ProtocolVersion::MODERN.iter().map(|v| v.as_str()).collect();
     ErrorObject::new(codes::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
         .with_data(json!({ "supported": supported, "requested": requested }))
+}
+
+/// A suspension on the modern wire: the round ends with `input_required`, its input requests, and the
+/// step and locals sealed into `requestState`. An input request the client's declared capabilities do not
+/// cover is never embedded (`-32021`).
+fn input_required(server: &Server, ctx: &Context, suspended: Suspended) -> Outcome {
+    let Suspended { suspension, flow } = suspended;
+    if let Some(e) = super::uncovered_request(ctx.client_capabilities(), &suspension.requests, "the request's") {
+        return Outcome::Error(e);
+    }
+    let codec = match server.state_codec() {
+        Ok(codec) => codec,
+        Err(e) => return Outcome::Error(e),
+    };
+    let carry = CarryRef { locals: &suspension.locals, asked: &suspension.requests };
+    match codec.seal(&flow.binding(), suspension.step, &carry) {
+        Ok(token) => Outcome::InputRequired(InputRequiredResult {
+            input_requests: (!suspension.requests.is_empty()).then_some(suspension.requests),
+            request_state: Some(token),
+        }),
+        Err(e) => Outcome::Error(e.into()),
+    }
 }
 
 /// `server/discover`: what the server supports. Answered in either era, so probing clients find us.
@@ -104,6 +145,10 @@ pub(crate) fn finish(server: &Server, id: &RequestId, outcome: Outcome) -> Strin
             Err(e) => return error_json(Some(id), &e.to_error_object(Era::Modern)),
         },
         Outcome::Error(e) => return error_json(Some(id), &e.to_error_object(Era::Modern)),
+        Outcome::Suspend(_) => {
+            let e = ErrorObject::internal("a suspended round reached the wire unsealed");
+            return error_json(Some(id), &e);
+        }
     };
     let inner = &server.inner;
     reply.fields.insert("resultType".into(), result_type.into());

@@ -1,25 +1,63 @@
-//! What a handler's body compiles to: one round's outcome.
+//! What handler bodies compile to: resumable rounds.
 //!
-//! A handler runs until it completes or until it needs something only the client has. The era adapters
-//! decide what an `InputRequired` step becomes on the wire (a modern `input_required` result, or legacy
-//! server-to-client requests).
+//! A handler runs until it completes or reaches an `.ask()`. There the round ends with a [`Suspension`]:
+//! the step reached, the input requests, and the locals still live. The next round resumes at that step
+//! with a [`Resume`]: the same locals and the client's answers. The era adapters decide what a suspension
+//! becomes on the wire (a modern `input_required` result, or legacy server-to-client requests); handlers
+//! never know which.
 
-use crate::protocol::InputRequiredResult;
+mod ask;
+pub mod driver;
+mod elicit;
+pub(crate) mod form;
+mod roots;
+mod sample;
+
+pub use ask::{Ask, AskExt, Asking, Checkpoint, OnlyInsideHandlers, checkpoint};
+pub use driver::{Slot, drive};
+pub use elicit::{ElicitAsk, ElicitForm, ElicitUrl, Elicitation, UrlConsent};
+pub use form::{
+    Bound, Choice, ElicitChoice, FieldOptions, FormField, Format, MultiSelectField, NumberField, TextField,
+    legacy_enum_names,
+};
+pub use roots::ListRoots;
+pub use sample::{Sample, Sampled};
+
+use crate::protocol::{InputRequests, InputResponses};
+use serde_json::value::RawValue;
 
 /// The outcome of one round of a handler.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub enum Step<T> {
     /// The handler finished with this result.
     Complete(T),
-    /// The round ends: the client must answer these input requests (or just send the state back).
-    InputRequired(InputRequiredResult),
+    /// The round ended at an `.ask()`.
+    Suspend(Suspension),
 }
 
 impl<T> Step<T> {
     pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Step<U> {
         match self {
             Step::Complete(t) => Step::Complete(f(t)),
-            Step::InputRequired(i) => Step::InputRequired(i),
+            Step::Suspend(s) => Step::Suspend(s),
         }
     }
+}
+
+/// Where a round ended: the step to resume at, what the client must answer, and the live locals.
+#[derive(Debug)]
+pub struct Suspension {
+    pub step: u32,
+    /// Empty for a state-only round (`checkpoint()`).
+    pub requests: InputRequests,
+    /// The carried locals as JSON, serialized once.
+    pub locals: Box<RawValue>,
+}
+
+/// Where the next round starts: the suspension's step and locals, and the client's answers.
+#[derive(Debug)]
+pub struct Resume {
+    pub step: u32,
+    pub locals: Box<RawValue>,
+    pub responses: InputResponses,
 }

@@ -11,7 +11,7 @@ pub use output::{IntoPromptResult, IntoResourceContents, IntoToolResult, Json};
 
 use crate::context::Context;
 use crate::error::Error;
-use crate::flow::Step;
+use crate::flow::{Resume, Step};
 use crate::protocol::{
     CallToolResult, Completion, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
@@ -32,14 +32,27 @@ pub type HandlerResult<T> = Result<Step<T>, Error>;
 pub trait ToolHandler: Send + Sync + 'static {
     /// The tool's `tools/list` entry, built once at registration.
     fn definition(&self) -> Tool;
-    /// Runs one call. Failures of the tool itself are `isError` results; an `Err` is a protocol error.
+    /// Runs one round of a call. Failures of the tool itself are `isError` results; an `Err` is a protocol
+    /// error.
     fn call(&self, call: ToolCall) -> BoxFuture<HandlerResult<CallToolResult>>;
+    /// Identifies this build of a handler that suspends, so request state minted by another build is refused.
+    fn fingerprint(&self) -> u64 {
+        0
+    }
+    /// How long one round of a call may run before it is stopped (overrides `FastMcp::tool_timeout`).
+    fn timeout(&self) -> Option<std::time::Duration> {
+        None
+    }
 }
 
 /// A prompt. `#[prompt]` implements this.
 pub trait PromptHandler: Send + Sync + 'static {
     fn definition(&self) -> Prompt;
     fn get(&self, get: PromptGet) -> BoxFuture<HandlerResult<GetPromptResult>>;
+    /// See [`ToolHandler::fingerprint`].
+    fn fingerprint(&self) -> u64 {
+        0
+    }
     /// Completions for one argument; none unless the prompt declares a completer.
     fn complete(&self, query: CompletionQuery) -> BoxFuture<Result<Completion, Error>> {
         let _ = query;
@@ -51,6 +64,10 @@ pub trait PromptHandler: Send + Sync + 'static {
 pub trait ResourceHandler: Send + Sync + 'static {
     fn definition(&self) -> ResourceDefinition;
     fn read(&self, read: ResourceRead) -> BoxFuture<HandlerResult<ReadResourceResult>>;
+    /// See [`ToolHandler::fingerprint`].
+    fn fingerprint(&self) -> u64 {
+        0
+    }
     /// Completions for one template variable; none unless the resource declares a completer.
     fn complete(&self, query: CompletionQuery) -> BoxFuture<Result<Completion, Error>> {
         let _ = query;
@@ -74,12 +91,24 @@ pub struct Args<T>(pub T);
 pub struct ToolCall {
     pub(crate) arguments: Option<Box<RawValue>>,
     pub(crate) context: Context,
+    pub(crate) resume: Option<Resume>,
 }
 
 impl ToolCall {
     /// A call as dispatch makes it; public so handlers can be tested without a server.
     pub fn new(arguments: Option<Box<RawValue>>, context: Context) -> Self {
-        Self { arguments, context }
+        Self { arguments, context, resume: None }
+    }
+
+    /// This call resumes a suspended round.
+    pub fn resuming(mut self, resume: Resume) -> Self {
+        self.resume = Some(resume);
+        self
+    }
+
+    /// Where a resumed round starts (taken once, by the handler's body).
+    pub fn take_resume(&mut self) -> Option<Resume> {
+        self.resume.take()
     }
 
     /// The raw `arguments` object, if the client sent one.
@@ -105,11 +134,23 @@ pub struct PromptGet {
     pub(crate) name: String,
     pub(crate) arguments: BTreeMap<String, String>,
     pub(crate) context: Context,
+    pub(crate) resume: Option<Resume>,
 }
 
 impl PromptGet {
     pub fn new(name: impl Into<String>, arguments: BTreeMap<String, String>, context: Context) -> Self {
-        Self { name: name.into(), arguments, context }
+        Self { name: name.into(), arguments, context, resume: None }
+    }
+
+    /// This get resumes a suspended round.
+    pub fn resuming(mut self, resume: Resume) -> Self {
+        self.resume = Some(resume);
+        self
+    }
+
+    /// Where a resumed round starts (taken once, by the handler's body).
+    pub fn take_resume(&mut self) -> Option<Resume> {
+        self.resume.take()
     }
 
     pub fn arguments(&self) -> &BTreeMap<String, String> {
@@ -147,11 +188,23 @@ pub struct ResourceRead {
     pub(crate) uri: String,
     pub(crate) variables: BTreeMap<String, String>,
     pub(crate) context: Context,
+    pub(crate) resume: Option<Resume>,
 }
 
 impl ResourceRead {
     pub fn new(uri: impl Into<String>, variables: BTreeMap<String, String>, context: Context) -> Self {
-        Self { uri: uri.into(), variables, context }
+        Self { uri: uri.into(), variables, context, resume: None }
+    }
+
+    /// This read resumes a suspended round.
+    pub fn resuming(mut self, resume: Resume) -> Self {
+        self.resume = Some(resume);
+        self
+    }
+
+    /// Where a resumed round starts (taken once, by the handler's body).
+    pub fn take_resume(&mut self) -> Option<Resume> {
+        self.resume.take()
     }
 
     pub fn uri(&self) -> &str {

@@ -8,11 +8,13 @@ use super::Server;
 use crate::context::Context;
 use crate::error::Error;
 use crate::flow::Step;
+use crate::flow::{Resume, Suspension};
 use crate::handler::{CompletionQuery, HandlerResult, PromptGet, ResourceRead, ToolCall};
 use crate::protocol::{
-    CallToolParams, CallToolResult, CompleteParams, CompleteResult, CompletionReference, GetPromptParams,
-    InputRequiredResult, JsonObject, PaginatedParams, ReadResourceParams,
+    CallToolParams, CallToolResult, CompleteParams, CompleteResult, CompletionReference, Era, GetPromptParams,
+    InputRequests, InputRequiredResult, InputResponses, JsonObject, PaginatedParams, ReadResourceParams,
 };
+use crate::state::{ArgumentsDigest, Binding, Method};
 use futures_util::FutureExt as _;
 use serde::de::DeserializeOwned;
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -25,8 +27,90 @@ use std::sync::Arc;
 /// What one request came to.
 pub(crate) enum Outcome {
     Complete(Reply),
+    /// The handler stopped at an `.ask()`; the era adapter decides what that becomes on the wire.
+    Suspend(Suspended),
+    /// A ready-made `input_required` result: a retry that did not answer everything is asked again.
     InputRequired(InputRequiredResult),
     Error(Error),
+}
+
+/// A suspended round and the flow it belongs to, so its state can be sealed for exactly that request.
+pub(crate) struct Suspended {
+    pub suspension: Suspension,
+    pub flow: Flow,
+}
+
+/// What request state is bound to: the method, its target, the arguments and the handler's build.
+pub(crate) struct Flow {
+    method: Method,
+    target: String,
+    arguments: ArgumentsDigest,
+    fingerprint: u64,
+}
+
+impl Flow {
+    fn new(method: Method, target: &str, arguments: Option<&RawValue>, fingerprint: u64) -> Self {
+        // Absent arguments and `{}` are one request to a client, and hash alike here.
+        let arguments = match arguments.map(RawValue::get) {
+            None | Some("null") => ArgumentsDigest::of_json(&Value::Object(JsonObject::new())),
+            Some(raw) => {
+                ArgumentsDigest::of_raw_json(raw).unwrap_or_else(|_| ArgumentsDigest::of_bytes(raw.as_bytes()))
+            }
+        };
+        Self { method, target: target.to_owned(), arguments, fingerprint }
+    }
+
+    pub fn binding(&self) -> Binding<'_> {
+        Binding::new(self.method, &self.target, self.arguments, None, self.fingerprint)
+    }
+}
+
+/// What travels in the request state besides the step: the carried locals and the round's input requests
+/// (so a retry that leaves some unanswered is asked the same again without re-running anything).
+#[derive(serde::Serialize)]
+pub(crate) struct CarryRef<'a> {
+    #[serde(rename = "l")]
+    pub locals: &'a RawValue,
+    #[serde(rename = "a")]
+    pub asked: &'a InputRequests,
+}
+
+#[derive(serde::Deserialize)]
+struct Carry {
+    #[serde(rename = "l")]
+    locals: Box<RawValue>,
+    #[serde(rename = "a")]
+    asked: InputRequests,
+}
+
+/// The round a request starts from. The legacy shim resumes in-process and hands its `Resume` in. On the
+/// modern wire a retry brings `requestState`: it is verified before the handler runs, and a retry that
+/// leaves an input request unanswered gets the same `input_required` back.
+fn resume(
+    server: &Server,
+    ctx: &Context,
+    flow: &Flow,
+    round: Round,
+    state: Option<String>,
+    responses: Option<InputResponses>,
+) -> Result<Option<Resume>, Outcome> {
+    if let Round::Resume(resume) = round {
+        return Ok(Some(resume));
+    }
+    let Some(token) = state.filter(|_| ctx.era() == Era::Modern) else {
+        return Ok(None);
+    };
+    let codec = server.state_codec().map_err(Outcome::Error)?;
+    let opened = codec.open(&token, &flow.binding()).map_err(|e| Outcome::Error(e.into()))?;
+    let carry: Carry = opened.restore().map_err(|e| Outcome::Error(e.into()))?;
+    let responses = responses.unwrap_or_default();
+    if carry.asked.keys().any(|key| !responses.contains_key(key)) {
+        return Err(Outcome::InputRequired(InputRequiredResult {
+            input_requests: Some(carry.asked),
+            request_state: Some(token),
+        }));
+    }
+    Ok(Some(Resume { step: opened.step(), locals: carry.locals, responses }))
 }
 
 /// A complete result's body, before the era adapter adds its own fields.
@@ -84,16 +168,29 @@ pub(crate) fn serves(method: &str) -> bool {
     )
 }
 
-pub(crate) async fn dispatch(server: &Server, method: &str, params: Option<&RawValue>, ctx: Context) -> Outcome {
+/// Which round of a request dispatch runs: the first (or a modern retry, whose state is in the params), or
+/// an in-process resumption by the legacy shim.
+pub(crate) enum Round {
+    Wire,
+    Resume(Resume),
+}
+
+pub(crate) async fn dispatch(
+    server: &Server,
+    method: &str,
+    params: Option<&RawValue>,
+    ctx: Context,
+    round: Round,
+) -> Outcome {
     let registry = &server.inner.registry;
     let result = match method {
         "tools/list" => list(params, &registry.tool_pages, "tools"),
         "prompts/list" => list(params, &registry.prompt_pages, "prompts"),
         "resources/list" => list(params, &registry.resource_pages, "resources"),
         "resources/templates/list" => list(params, &registry.template_pages, "resourceTemplates"),
-        "tools/call" => return call_tool(server, params, ctx).await,
-        "prompts/get" => return get_prompt(server, params, ctx).await,
-        "resources/read" => return read_resource(server, params, ctx).await,
+        "tools/call" => return call_tool(server, params, ctx, round).await,
+        "prompts/get" => return get_prompt(server, params, ctx, round).await,
+        "resources/read" => return read_resource(server, params, ctx, round).await,
         "completion/complete" => complete(server, params).await,
         other => Err(Error::rpc(crate::protocol::ErrorObject::method_not_found(other))),
     };
@@ -131,18 +228,20 @@ async fn guarded<T>(what: &str, fut: impl Future<Output = HandlerResult<T>>) -> 
     }
 }
 
-fn outcome<T: Serialize>(result: HandlerResult<T>, cacheable: bool) -> Outcome {
+/// A complete result is cacheable only when `cacheable` and the request was a first round: results of
+/// retries that carried answers or state must not be cached.
+fn outcome<T: Serialize>(result: HandlerResult<T>, flow: Flow, cacheable: bool) -> Outcome {
     match result {
         Ok(Step::Complete(value)) => match Reply::new(value, cacheable) {
             Ok(reply) => Outcome::Complete(reply),
             Err(e) => Outcome::Error(e),
         },
-        Ok(Step::InputRequired(input)) => Outcome::InputRequired(input),
+        Ok(Step::Suspend(suspension)) => Outcome::Suspend(Suspended { suspension, flow }),
         Err(e) => Outcome::Error(e),
     }
 }
 
-async fn call_tool(server: &Server, params: Option<&RawValue>, ctx: Context) -> Outcome {
+async fn call_tool(server: &Server, params: Option<&RawValue>, ctx: Context, round: Round) -> Outcome {
     let params: CallToolParams = match parse_params("tools/call", params) {
         Ok(p) => p,
         Err(e) => return Outcome::Error(e),
@@ -150,16 +249,33 @@ async fn call_tool(server: &Server, params: Option<&RawValue>, ctx: Context) -> 
     let Some(tool) = server.inner.registry.tools.get(&params.name) else {
         return Outcome::Error(Error::invalid_params(format!("Unknown tool: {}", params.name)));
     };
-    let call = ToolCall::new(params.arguments, ctx);
+    let flow = Flow::new(Method::ToolsCall, &tool.name, params.arguments.as_deref(), tool.handler.fingerprint());
+    let mut call = ToolCall::new(params.arguments, ctx.clone());
+    match resume(server, call.context(), &flow, round, params.request_state, params.input_responses) {
+        Ok(Some(resume)) => call = call.resuming(resume),
+        Ok(None) => {}
+        Err(outcome) => return outcome,
+    }
     let what = format!("tool `{}`", tool.name);
-    let result = match guarded(&what, tool.handler.call(call)).await {
+    let run = guarded(&what, ctx.clone().scope(tool.handler.call(call)));
+    let timeout = tool.handler.timeout().or(server.options().tool_timeout);
+    let finished = match timeout {
+        Some(limit) => tokio::time::timeout(limit, run).await.map_err(|_| limit),
+        None => Ok(run.await),
+    };
+    let finished = finished.unwrap_or_else(|limit| {
+        // The handler's future is dropped; work it handed elsewhere sees the token.
+        ctx.cancellation().cancel();
+        Err(Error::msg(format!("Tool `{}` timed out after {} ms", tool.name, limit.as_millis())))
+    });
+    let result = match finished {
         // A failing tool is a tool result the model can read, not a protocol error.
         Err(e) if e.code().is_none_or(|c| c == crate::protocol::codes::INTERNAL_ERROR) => {
             Ok(Step::Complete(CallToolResult::error(e.to_string())))
         }
         other => other,
     };
-    outcome(result.map(|step| step.map(|r| if tool.wrap_result { wrap_structured(r) } else { r })), false)
+    outcome(result.map(|step| step.map(|r| if tool.wrap_result { wrap_structured(r) } else { r })), flow, false)
 }
 
 fn wrap_structured(mut result: CallToolResult) -> CallToolResult {
@@ -169,7 +285,7 @@ fn wrap_structured(mut result: CallToolResult) -> CallToolResult {
     result
 }
 
-async fn get_prompt(server: &Server, params: Option<&RawValue>, ctx: Context) -> Outcome {
+async fn get_prompt(server: &Server, params: Option<&RawValue>, ctx: Context, round: Round) -> Outcome {
     let params: GetPromptParams = match parse_params("prompts/get", params) {
         Ok(p) => p,
         Err(e) => return Outcome::Error(e),
@@ -178,11 +294,18 @@ async fn get_prompt(server: &Server, params: Option<&RawValue>, ctx: Context) ->
         return Outcome::Error(Error::invalid_params(format!("Unknown prompt: {}", params.name)));
     };
     let what = format!("prompt `{}`", params.name);
-    let get = PromptGet::new(params.name, params.arguments.unwrap_or_default(), ctx);
-    outcome(guarded(&what, prompt.handler.get(get)).await, false)
+    let arguments = serde_json::value::to_raw_value(&params.arguments).ok();
+    let flow = Flow::new(Method::PromptsGet, &params.name, arguments.as_deref(), prompt.handler.fingerprint());
+    let mut get = PromptGet::new(params.name, params.arguments.unwrap_or_default(), ctx.clone());
+    match resume(server, get.context(), &flow, round, params.request_state, params.input_responses) {
+        Ok(Some(resume)) => get = get.resuming(resume),
+        Ok(None) => {}
+        Err(outcome) => return outcome,
+    }
+    outcome(guarded(&what, ctx.scope(prompt.handler.get(get))).await, flow, false)
 }
 
-async fn read_resource(server: &Server, params: Option<&RawValue>, ctx: Context) -> Outcome {
+async fn read_resource(server: &Server, params: Option<&RawValue>, ctx: Context, round: Round) -> Outcome {
     let params: ReadResourceParams = match parse_params("resources/read", params) {
         Ok(p) => p,
         Err(e) => return Outcome::Error(e),
@@ -191,8 +314,16 @@ async fn read_resource(server: &Server, params: Option<&RawValue>, ctx: Context)
         return Outcome::Error(Error::resource_not_found(params.uri));
     };
     let what = format!("resource `{}`", params.uri);
-    // A read is cacheable (the modern wire requires cache hints on it).
-    outcome(guarded(&what, handler.read(ResourceRead::new(params.uri, variables, ctx))).await, true)
+    let flow = Flow::new(Method::ResourcesRead, &params.uri, None, handler.fingerprint());
+    let first_round = params.request_state.is_none() && matches!(round, Round::Wire);
+    let mut read = ResourceRead::new(params.uri, variables, ctx.clone());
+    match resume(server, read.context(), &flow, round, params.request_state, params.input_responses) {
+        Ok(Some(resume)) => read = read.resuming(resume),
+        Ok(None) => {}
+        Err(outcome) => return outcome,
+    }
+    // A first-round read is cacheable (the modern wire requires cache hints on it).
+    outcome(guarded(&what, ctx.scope(handler.read(read))).await, flow, first_round)
 }
 
 async fn complete(server: &Server, params: Option<&RawValue>) -> Result<Reply, Error> {

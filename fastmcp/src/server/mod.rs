@@ -10,8 +10,9 @@ use crate::handler::{PromptHandler, ResourceHandler, ToolHandler};
 use crate::protocol::{
     CacheScope, Implementation, JsonObject, ListChangedCapability, ResourcesCapability, ServerCapabilities,
 };
+use crate::state::{RequestStateConfig, StateCodec};
 use registry::{Registration, Registry};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// Builds a server: register handlers, set options, then [`run`](FastMcp::run).
@@ -28,6 +29,7 @@ pub struct FastMcp {
     instructions: Option<String>,
     registration: Registration,
     options: Options,
+    request_state: RequestStateConfig,
 }
 
 /// Limits and tunables. Every limit is bounded; the defaults suit a local server.
@@ -43,6 +45,14 @@ pub struct Options {
     pub max_message_bytes: usize,
     /// How long requests still running at end of input (stdin EOF) may take to finish.
     pub shutdown_grace: Duration,
+    /// Legacy sessions: serve handlers that `.ask()` by sending the client real requests.
+    pub legacy_shim: bool,
+    /// Legacy sessions: the most rounds one request may take before it fails.
+    pub max_rounds: u32,
+    /// Legacy sessions: how long one round may wait for the client's answers.
+    pub round_timeout: Duration,
+    /// How long one round of a tool call may run before it is stopped; `None`: no limit.
+    pub tool_timeout: Option<Duration>,
 }
 
 impl Default for Options {
@@ -53,6 +63,10 @@ impl Default for Options {
             cache_scope: CacheScope::Private,
             max_message_bytes: 4 * 1024 * 1024,
             shutdown_grace: Duration::from_secs(10),
+            legacy_shim: true,
+            max_rounds: 8,
+            round_timeout: Duration::from_secs(600),
+            tool_timeout: None,
         }
     }
 }
@@ -65,7 +79,16 @@ impl FastMcp {
             instructions: None,
             registration: Registration::default(),
             options: Options::default(),
+            request_state: RequestStateConfig::default(),
         }
+    }
+
+    /// How request state is signed (keys, TTL, size cap; sealing with the `sealed-state` feature). Without
+    /// keys, a random per-process key is made on first use: flows then survive neither a restart nor a move
+    /// to another replica, which the server says once on stderr.
+    pub fn request_state(mut self, config: RequestStateConfig) -> Self {
+        self.request_state = config;
+        self
     }
 
     /// The version clients see in `serverInfo` (e.g. `env!("CARGO_PKG_VERSION")`).
@@ -129,11 +152,45 @@ impl FastMcp {
         self
     }
 
+    /// Whether handlers that `.ask()` work on legacy sessions, through real server-to-client requests
+    /// (default on). Off, such a request fails with an error that says so.
+    pub fn legacy_shim(mut self, on: bool) -> Self {
+        self.options.legacy_shim = on;
+        self
+    }
+
+    /// The most rounds one legacy request may take through the shim (default 8, at least 1).
+    pub fn max_rounds(mut self, rounds: u32) -> Self {
+        self.options.max_rounds = rounds.max(1);
+        self
+    }
+
+    /// How long one shim round waits for the client's answers (default 10 minutes: people answer forms).
+    pub fn round_timeout(mut self, timeout: Duration) -> Self {
+        self.options.round_timeout = timeout;
+        self
+    }
+
+    /// Stops a tool call whose round runs longer than this (an `isError` result says so; the handler's future
+    /// is dropped and its context's cancellation token fires). A tool can set its own limit.
+    pub fn tool_timeout(mut self, limit: Duration) -> Self {
+        self.options.tool_timeout = Some(limit);
+        self
+    }
+
     /// Checks the registrations (unique names, valid templates) and freezes them into a [`Server`].
     pub fn build(self) -> Result<Server> {
         let registry = Registry::build(self.registration, self.options.page_size)?;
         let capabilities = capabilities(&registry);
         let server_info_meta = serde_json::to_value(&self.info)?;
+        // Configured keys are checked now, so a bad key stops start-up; the per-process key waits for a
+        // handler that suspends.
+        let state = OnceLock::new();
+        if self.request_state.has_keys() {
+            let codec =
+                StateCodec::new(self.request_state.clone()).map_err(|e| Error::msg(format!("request state: {e}")))?;
+            let _ = state.set(codec);
+        }
         Ok(Server {
             inner: Arc::new(ServerInner {
                 info: self.info,
@@ -142,6 +199,8 @@ impl FastMcp {
                 registry,
                 options: self.options,
                 server_info_meta,
+                request_state: self.request_state,
+                state,
             }),
         })
     }
@@ -173,6 +232,8 @@ pub(crate) struct ServerInner {
     pub options: Options,
     /// `serverInfo` as JSON, stamped on every modern result.
     pub server_info_meta: serde_json::Value,
+    request_state: RequestStateConfig,
+    state: OnceLock<StateCodec>,
 }
 
 impl Server {
@@ -192,6 +253,16 @@ impl Server {
 
     pub fn options(&self) -> &Options {
         &self.inner.options
+    }
+
+    /// The request-state codec, made on first use when no keys were configured.
+    pub(crate) fn state_codec(&self) -> Result<&StateCodec> {
+        if let Some(codec) = self.inner.state.get() {
+            return Ok(codec);
+        }
+        let codec = StateCodec::new(self.inner.request_state.clone())
+            .map_err(|e| Error::internal(format!("request state: {e}")))?;
+        Ok(self.inner.state.get_or_init(|| codec))
     }
 }
 

@@ -23,7 +23,7 @@ where
     let options = server.options().clone();
     let (tx, rx) = mpsc::channel::<String>(OUTBOUND_QUEUE);
     let writer = tokio::spawn(write_lines(rx, writer));
-    let conn = Arc::new(Connection::new(server));
+    let conn = Arc::new(Connection::new(server, tx.clone(), true));
     let mut lines = LineReader::new(reader, options.max_message_bytes);
     let mut running = JoinSet::new();
 
@@ -78,19 +78,25 @@ where
                 let _ = tx.send(error_json(rejected.id.as_ref(), &rejected.error)).await;
             }
             Ok(Inbound::Request(req)) if Connection::is_sequential(&req) => {
-                let _ = tx.send(conn.request(req).await).await;
+                if let Some(line) = conn.request(req).await {
+                    let _ = tx.send(line).await;
+                }
             }
             Ok(Inbound::Request(req)) => {
                 let (conn, tx) = (conn.clone(), tx.clone());
                 running.spawn(async move {
-                    let _ = tx.send(conn.request(req).await).await;
+                    if let Some(line) = conn.request(req).await {
+                        let _ = tx.send(line).await;
+                    }
                 });
             }
             Ok(Inbound::Notification(note)) => conn.notification(note),
-            Ok(Inbound::Response { id, .. }) => tracing::debug!("ignoring a response to unknown request {id}"),
+            Ok(Inbound::Response { id, outcome }) => conn.response(&id, outcome),
         }
     }
 
+    // The client can no longer answer requests the server sent it.
+    conn.input_closed();
     if !running.is_empty() {
         let drained =
             tokio::time::timeout(options.shutdown_grace, async { while running.join_next().await.is_some() {} });
@@ -99,9 +105,11 @@ where
                 "input closed; {} request(s) still running after the grace period were stopped",
                 running.len()
             );
-            running.abort_all();
         }
     }
+    running.shutdown().await;
+    // The writer ends when the last sender is gone; the connection holds one for server-to-client requests.
+    drop(conn);
     drop(tx);
     writer.await.map_err(std::io::Error::other)?
 }

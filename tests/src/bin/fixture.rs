@@ -1,6 +1,8 @@
-//! A server for tests that need misbehaving or slow handlers, run as a real process over stdio.
+//! A server for tests that need misbehaving, slow or context-using handlers, run as a real process.
 
 use fastmcp::prelude::*;
+use fastmcp::protocol::LoggingLevel;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// Sleep, then say how long.
@@ -22,6 +24,85 @@ async fn fail(message: String) -> Result<String, String> {
     Err(message)
 }
 
+static FINISHED: AtomicBool = AtomicBool::new(false);
+
+/// Sleep, then record that a slow call ran to its end.
+#[tool]
+async fn slow_marker(ms: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    FINISHED.store(true, Ordering::SeqCst);
+    "finished".into()
+}
+
+/// Whether a `slow_marker` call ever ran to its end.
+#[tool]
+async fn marker() -> String {
+    FINISHED.load(Ordering::SeqCst).to_string()
+}
+
+/// Log one message at each of the eight levels.
+#[tool]
+async fn log_all(ctx: Context) -> String {
+    for level in [
+        LoggingLevel::Debug,
+        LoggingLevel::Info,
+        LoggingLevel::Notice,
+        LoggingLevel::Warning,
+        LoggingLevel::Error,
+        LoggingLevel::Critical,
+        LoggingLevel::Alert,
+        LoggingLevel::Emergency,
+    ] {
+        ctx.log(level, format!("{level:?}")).await;
+    }
+    "logged".into()
+}
+
+/// Report progress 1..=steps of `steps`, trying to go backwards once on the way.
+#[tool]
+async fn progress(steps: u32, ctx: Context) -> String {
+    for step in 1..=steps {
+        ctx.progress(f64::from(step), Some(f64::from(steps)), Some(format!("step {step}"))).await;
+        if step == 2 {
+            ctx.progress(1.0, Some(f64::from(steps)), None).await; // dropped: progress must increase
+        }
+    }
+    "done".into()
+}
+
+/// Remember a value in the session.
+#[tool]
+async fn remember(key: String, value: String, ctx: Context) -> Result<String> {
+    ctx.set(key, value)?;
+    Ok("remembered".into())
+}
+
+/// Recall a value from the session.
+#[tool]
+async fn recall(key: String, ctx: Context) -> Result<String> {
+    Ok(ctx.get::<String>(&key)?.unwrap_or_else(|| "<none>".into()))
+}
+
+/// The id of the request being served, read ambiently.
+#[tool]
+async fn ambient() -> String {
+    Context::current().map(|ctx| ctx.request_id().to_string()).unwrap_or_else(|| "<no context>".into())
+}
+
+/// Ask the client's model directly (the deprecated push call).
+#[tool]
+async fn push_sample(ctx: Context) -> Result<String> {
+    let reply = ctx.sample(Sample::prompt("Say hi").max_tokens(5)).await?;
+    Ok(reply.text())
+}
+
+/// Ask the client for its roots directly (the deprecated push call).
+#[tool]
+async fn push_roots(ctx: Context) -> Result<String> {
+    let roots = ctx.list_roots().await?;
+    Ok(roots.into_iter().map(|r| r.uri).collect::<Vec<_>>().join(","))
+}
+
 /// A resource whose reader panics.
 #[resource("fixture://panics")]
 async fn panics() -> String {
@@ -30,15 +111,26 @@ async fn panics() -> String {
 
 #[tokio::main]
 async fn main() -> fastmcp::Result<()> {
-    let max = std::env::var("FIXTURE_MAX_MESSAGE_BYTES").ok().and_then(|v| v.parse().ok()).unwrap_or(4 << 20);
-    FastMcp::new("fixture")
+    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
+    let mut server = FastMcp::new("fixture")
         .tool(sleep)
         .tool(boom)
         .tool(fail)
+        .tool(slow_marker)
+        .tool(marker)
+        .tool(log_all)
+        .tool(progress)
+        .tool(remember)
+        .tool(recall)
+        .tool(ambient)
+        .tool(push_sample)
+        .tool(push_roots)
         .resource(panics)
-        .max_message_bytes(max)
-        .page_size(2)
-        .shutdown_grace(Duration::from_secs(5))
-        .run()
-        .await
+        .max_message_bytes(env("FIXTURE_MAX_MESSAGE_BYTES").map_or(4 << 20, |v| v as usize))
+        .page_size(env("FIXTURE_PAGE_SIZE").map_or(100, |v| v as usize))
+        .shutdown_grace(Duration::from_secs(5));
+    if let Some(ms) = env("FIXTURE_TOOL_TIMEOUT_MS") {
+        server = server.tool_timeout(Duration::from_millis(ms));
+    }
+    server.run().await
 }

@@ -1,0 +1,148 @@
+//! The state machine of a handler that asks (DESIGN.md §3.1, steps 4 to 7).
+//!
+//! The user's fn becomes a hidden `async fn __fastmcp_machine` with the same parameters and return type, plus
+//! the round's slot and resume; `?` and `return` keep their meaning. Its body declares one witness per ask
+//! (`__fastmcp_a{k}`, `None` and typed by inference from the arm that suspends there: the ask's type, which
+//! decodes its answer) and one per carried local (`__fastmcp_carry_{name}`, built by `carried()`: the one
+//! check that the local can travel, and its encoder and decoder), then dispatches on the step: arm 0 runs from
+//! the start, arm k restores what ask k carried and runs on from its answer. The handler's `call` (or `get`,
+//! or `read`) drives one round of it: `Step::Suspend` passes through, `Step::Complete` is converted as usual.
+
+use super::private;
+use crate::flow::Flow;
+use crate::flow::scope::LocalKind;
+use crate::flow::segment::{Segmenter, ask_witness, slot};
+use crate::model::Handler;
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::{FnArg, Ident, LitInt};
+
+/// The hidden fn the body is compiled into, as an inherent associated fn of the handler's unit struct.
+pub fn machine_fn(h: &Handler, flow: &Flow) -> TokenStream {
+    let p = private();
+    let ident = &h.item.sig.ident;
+    let slot = slot();
+    let mut sig = h.item.sig.clone();
+    super::strip_param_attrs(&mut sig);
+    sig.ident = Ident::new("__fastmcp_machine", ident.span());
+    let extra: [FnArg; 2] = [
+        syn::parse_quote!(#slot: &#p::Slot),
+        syn::parse_quote!(__fastmcp_resume: ::core::option::Option<#p::Resume>),
+    ];
+    sig.inputs.extend(extra);
+    let attrs = h.item.attrs.iter().filter(|a| !a.path().is_ident("doc") && !a.path().is_ident("cfg"));
+
+    let asks = (1..=flow.asks.len()).map(ask_witness);
+    let carried = flow.carried_locals();
+    // Every token of a local's witness on the local's binding: rustc reports there a local that can't
+    // travel (the `Carried` bound of `carried()`), once.
+    let locals = carried.iter().map(|&id| {
+        let span = flow.locals[id].span;
+        let witness = Ident::new(&flow.witness(id).to_string(), span);
+        quote_spanned!(span=> let #witness = ::fastmcp::__private::carried();)
+    });
+    let locals_binding = if carried.is_empty() { quote!(_) } else { quote!(__fastmcp_locals) };
+
+    let items = &flow.items;
+    let lower = Segmenter::lower(flow);
+    let start = lower.start(&flow.body);
+    let arms = flow.asks.iter().enumerate().map(|(i, site)| {
+        let k = i + 1;
+        let step = LitInt::new(&k.to_string(), Span::call_site());
+        let open = (!site.carried.is_empty()).then(|| {
+            quote!(let mut __fastmcp_carried = #p::restore(#slot, &__fastmcp_locals).await;)
+        });
+        let restores = site.carried.iter().map(|&id| {
+            let local = &flow.locals[id];
+            let name = &local.ident;
+            let witness = flow.witness(id);
+            match local.mutable {
+                true => quote! {
+                    #[allow(unused_mut)]
+                    let mut #name = __fastmcp_carried.take(#slot, &#witness).await;
+                },
+                false => quote!(let #name = __fastmcp_carried.take(#slot, &#witness).await;),
+            }
+        });
+        let literals = site.literals.iter().filter_map(|&id| {
+            let local = &flow.locals[id];
+            let LocalKind::Binding { literal: Some((ty, lit)), .. } = &local.kind else { return None };
+            let name = &local.ident;
+            let ty = ty.as_ref().map(|ty| quote!(: #ty));
+            Some(quote!(let #name #ty = #lit;))
+        });
+        let stmts = lower.resume(&flow.body, k).stmts;
+        quote! {
+            #step => {
+                #open
+                #(#restores)*
+                #(#literals)*
+                #(#stmts)*
+            }
+        }
+    });
+
+    quote! {
+        impl #ident {
+            #(#attrs)*
+            #[doc(hidden)]
+            #sig {
+                #(#items)*
+                #(let mut #asks = ::core::option::Option::None;)*
+                #(#locals)*
+                let (__fastmcp_step, #locals_binding, mut __fastmcp_responses) = #p::resume_parts(__fastmcp_resume);
+                match __fastmcp_step {
+                    0 => #start
+                    #(#arms)*
+                    _ => match #slot.unknown_step(__fastmcp_step).await {},
+                }
+            }
+        }
+    }
+}
+
+/// One round of the machine, inside the handler's future: `source` is the call (get, read) the resume is
+/// taken from, `args` the machine's arguments, `complete` what a complete step's output `__fastmcp_out`
+/// becomes (a `HandlerResult`).
+pub fn run_round(h: &Handler, source: &Ident, args: &[TokenStream], complete: TokenStream) -> TokenStream {
+    let p = private();
+    let ident = &h.item.sig.ident;
+    // The `Send` bound of `drive`, the whole call spanned on the fn's name: a body that isn't `Send` is
+    // reported there (axum's `check_future_send`), with rustc's note on what is held across which await.
+    let span = ident.span();
+    let drive = quote_spanned!(span=> ::fastmcp::__private::drive(&__fastmcp_slot, __fastmcp_body).await);
+    quote! {
+        let __fastmcp_resume = #source.take_resume();
+        let __fastmcp_slot = #p::Slot::new();
+        let __fastmcp_body = #ident::__fastmcp_machine(#(#args,)* &__fastmcp_slot, __fastmcp_resume);
+        match #drive? {
+            #p::Step::Complete(__fastmcp_out) => #complete,
+            #p::Step::Suspend(__fastmcp_suspension) => {
+                ::core::result::Result::Ok(#p::Step::Suspend(__fastmcp_suspension))
+            }
+        }
+    }
+}
+
+/// `fn fingerprint`: a hash of the fn's signature and body, so request state minted by another build of
+/// the flow is refused.
+pub fn fingerprint_method(h: &Handler) -> TokenStream {
+    let sig = &h.item.sig;
+    let body = &h.item.body;
+    let tokens = quote!(#sig #body).to_string();
+    let hash = crate::flow::fingerprint(&tokens);
+    let hash = LitInt::new(&format!("{hash:#018x}u64"), Span::call_site());
+    quote! {
+        fn fingerprint(&self) -> u64 {
+            #hash
+        }
+    }
+}
+
+/// The handler's parameter the round's resume comes from, taken mutably when the handler asks.
+pub fn source_param(h: &Handler, source: &Ident) -> TokenStream {
+    match h.flow {
+        Some(_) => quote!(mut #source),
+        None => source.to_token_stream(),
+    }
+}

@@ -1,0 +1,102 @@
+//! One MRTR round's request-state cost: seal the carried locals, open the token the client sent back, and
+//! restore the locals into their types. The floor beside it is what any round pays anyway: serde_json
+//! `to_string` + `from_str` of the same locals.
+//!
+//! `cargo bench -p fastmcp --bench request_state [--features sealed-state] -- --warm-up-time 1 --measurement-time 3`
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use fastmcp::state::{ArgumentsDigest, Binding, Method, RequestStateConfig, StateCodec, StateKeys};
+use serde::{Deserialize, Serialize};
+use std::hint::black_box;
+
+/// Locals of the kind a flow carries across `.ask()`: a plan with a few scalars and a list of entries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Plan {
+    service: String,
+    replicas: u32,
+    dry_run: bool,
+    hosts: Vec<Host>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Host {
+    name: String,
+    zone: String,
+    weight: f64,
+}
+
+type Carried = (Plan, u64);
+
+/// Locals whose JSON text is close to `target` bytes.
+fn locals(target: usize) -> Carried {
+    let mut plan = Plan { service: "billing-api".into(), replicas: 3, dry_run: false, hosts: Vec::new() };
+    let mut i = 0;
+    loop {
+        let host = Host { name: format!("node-{i:04}.internal"), zone: format!("eu-west-{}", i % 3), weight: 0.25 };
+        let next = serde_json::to_vec(&host).unwrap().len() + 1;
+        if serde_json::to_vec(&(&plan, 0u64)).unwrap().len() + next > target {
+            break;
+        }
+        plan.hosts.push(host);
+        i += 1;
+    }
+    // Pad the service name to land on the target.
+    let short = target.saturating_sub(serde_json::to_vec(&(&plan, 1_750_000_000_000u64)).unwrap().len());
+    plan.service.push_str(&"x".repeat(short));
+    (plan, 1_750_000_000_000)
+}
+
+fn codec(sealed: bool) -> StateCodec {
+    let keys = StateKeys::from_keys([[0x5au8; 32], [0xa5u8; 32]]).unwrap();
+    let config = RequestStateConfig::new(keys);
+    #[cfg(feature = "sealed-state")]
+    let config = config.sealed(sealed);
+    #[cfg(not(feature = "sealed-state"))]
+    assert!(!sealed, "sealed needs --features sealed-state");
+    StateCodec::new(config).unwrap()
+}
+
+fn round(codec: &StateCodec, binding: &Binding<'_>, locals: &Carried) -> Carried {
+    let token = codec.seal(binding, 1, locals).unwrap();
+    let resumed = codec.open(black_box(&token), binding).unwrap();
+    resumed.restore().unwrap()
+}
+
+fn floor(locals: &Carried) -> Carried {
+    let text = serde_json::to_string(locals).unwrap();
+    serde_json::from_str(black_box(&text)).unwrap()
+}
+
+fn bench(c: &mut Criterion) {
+    let args = ArgumentsDigest::of_raw_json(r#"{"service":"billing-api","replicas":3}"#).unwrap();
+    let binding = Binding::new(Method::ToolsCall, "deploy", args, Some("alice"), 0x1234_5678_9abc_def0);
+    let forms = [
+        ("signed", codec(false)),
+        #[cfg(feature = "sealed-state")]
+        ("sealed", codec(true)),
+    ];
+
+    let mut group = c.benchmark_group("request_state_round");
+    for target in [100, 1024, 16 * 1024] {
+        let locals = locals(target);
+        let json_len = serde_json::to_vec(&locals).unwrap().len();
+        assert_eq!(round(&forms[0].1, &binding, &locals), locals);
+        for (name, codec) in &forms {
+            let token = codec.seal(&binding, 1, &locals).unwrap();
+            eprintln!("{name}: locals {json_len} B of JSON -> token {} B", token.len());
+        }
+        group.throughput(Throughput::Bytes(json_len as u64));
+        group.bench_with_input(BenchmarkId::new("floor_serde_json", json_len), &locals, |b, l| {
+            b.iter(|| floor(black_box(l)))
+        });
+        for (name, codec) in &forms {
+            group.bench_with_input(BenchmarkId::new(*name, json_len), &locals, |b, l| {
+                b.iter(|| round(codec, &binding, black_box(l)))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,98 @@
+//! Server-to-client requests on a legacy session: ids, the pending map, and routing the client's responses.
+
+use crate::protocol::{ErrorObject, OutboundMessage, RequestId};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+
+type Reply = Result<Box<RawValue>, ErrorObject>;
+
+/// Sends requests to the client over the connection's outbound queue and awaits their responses.
+pub(crate) struct Outbound {
+    tx: mpsc::Sender<String>,
+    next_id: AtomicI64,
+    pending: Mutex<HashMap<RequestId, oneshot::Sender<Reply>>>,
+}
+
+/// Why a server-to-client request produced no result.
+#[derive(Debug)]
+pub(crate) enum OutboundError {
+    /// The connection closed before the client answered.
+    Closed,
+    TimedOut(Duration),
+    /// The client answered with a JSON-RPC error.
+    Client(ErrorObject),
+}
+
+impl std::fmt::Display for OutboundError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Closed => f.write_str("the connection closed before the client answered"),
+            Self::TimedOut(after) => write!(f, "the client did not answer within {} s", after.as_secs()),
+            Self::Client(e) => write!(f, "the client answered with error {}: {}", e.code, e.message),
+        }
+    }
+}
+
+/// Removes a pending entry however the request ends, including when its future is dropped (cancellation).
+struct PendingGuard<'a> {
+    outbound: &'a Outbound,
+    id: RequestId,
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        self.outbound.pending().remove(&self.id);
+    }
+}
+
+impl Outbound {
+    pub fn new(tx: mpsc::Sender<String>) -> Self {
+        Self { tx, next_id: AtomicI64::new(1), pending: Mutex::new(HashMap::new()) }
+    }
+
+    fn pending(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, oneshot::Sender<Reply>>> {
+        self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Sends one request and waits for its response, at most `timeout`.
+    pub async fn request<P: Serialize>(
+        &self,
+        method: &str,
+        params: &P,
+        timeout: Duration,
+    ) -> Result<Box<RawValue>, OutboundError> {
+        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let line =
+            serde_json::to_string(&OutboundMessage { jsonrpc: "2.0", id: Some(&id), method, params: Some(params) })
+                .map_err(|e| {
+                    OutboundError::Client(ErrorObject::internal(format!("request could not be serialized: {e}")))
+                })?;
+        let (reply_tx, reply_rx) = oneshot::channel();
+        self.pending().insert(id.clone(), reply_tx);
+        let _guard = PendingGuard { outbound: self, id };
+        self.tx.send(line).await.map_err(|_| OutboundError::Closed)?;
+        match tokio::time::timeout(timeout, reply_rx).await {
+            Err(_) => Err(OutboundError::TimedOut(timeout)),
+            Ok(Err(_)) => Err(OutboundError::Closed),
+            Ok(Ok(reply)) => reply.map_err(OutboundError::Client),
+        }
+    }
+
+    /// Fails every request still waiting: the client can no longer answer.
+    pub fn close(&self) {
+        self.pending().clear();
+    }
+
+    /// Routes a response from the client to the request waiting for it; false if none is.
+    pub fn resolve(&self, id: &RequestId, reply: Reply) -> bool {
+        match self.pending().remove(id) {
+            Some(waiting) => waiting.send(reply).is_ok(),
+            None => false,
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! The `Ask` trait: something only the client can answer, and how its answer is read back.
+
+use crate::protocol::{InputRequests, InputResponses};
+use std::future::IntoFuture;
+
+/// A request for client input that a handler awaits with `.ask()`.
+///
+/// `requests` runs in the round that asks; `answer` runs in the round that resumes, where the builder is
+/// gone, so it reads the answer from the type alone. Answers are untrusted: `answer` validates them.
+pub trait Ask: Send + Sized + 'static {
+    /// What `.ask().await?` yields.
+    type Output;
+    /// Adds this ask's input requests under `key` (a tuple adds `key.0`, `key.1`, …).
+    fn requests(self, key: &str, into: &mut InputRequests);
+    /// Reads this ask's answer under `key` from the round's responses; `Err` says what is wrong with it.
+    fn answer(key: &str, responses: &mut InputResponses) -> Result<Self::Output, String>;
+}
+
+/// `.ask()` on every [`Ask`].
+pub trait AskExt: Ask {
+    /// Suspends the handler until the client answers. Only meaningful directly in the body of a `#[tool]`,
+    /// `#[prompt]` or `#[resource]` fn, where the macro compiles it into a resumable step.
+    fn ask(self) -> Asking<Self> {
+        Asking(self)
+    }
+}
+
+impl<A: Ask> AskExt for A {}
+
+/// The value of `.ask()` outside a handler body. It cannot be awaited there: the bound below fails with a
+/// message that says where `.ask()` may stand.
+#[must_use = "`.ask()` does nothing until awaited in a handler body"]
+pub struct Asking<A>(pub A);
+
+/// Implemented by nothing: awaiting [`Asking`] outside a handler body names this trait in the error.
+#[diagnostic::on_unimplemented(
+    message = "`.ask().await` can only stand directly in the body of a #[tool], #[prompt] or #[resource] fn",
+    label = "this `.ask()` is not in a handler body the macro can compile into resumable steps",
+    note = "move the `.ask().await` out of closures, nested `async` blocks and helper fns, into the handler itself"
+)]
+pub trait OnlyInsideHandlers {}
+
+impl<A: Ask + OnlyInsideHandlers> IntoFuture for Asking<A> {
+    type Output = Result<A::Output, crate::Error>;
+    type IntoFuture = std::future::Pending<Self::Output>;
+    fn into_future(self) -> Self::IntoFuture {
+        std::future::pending()
+    }
+}
+
+/// A suspension with nothing to ask: the round ends with only the request state, and the client sends it
+/// straight back. For long work done a slice per round.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Checkpoint;
+
+/// See [`Checkpoint`]: `checkpoint().ask().await?`.
+pub fn checkpoint() -> Checkpoint {
+    Checkpoint
+}
+
+impl Ask for Checkpoint {
+    type Output = ();
+    fn requests(self, _: &str, _: &mut InputRequests) {}
+    fn answer(_: &str, _: &mut InputResponses) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// Several asks answered in one round: one `inputRequests` map with a key each.
+macro_rules! tuple_ask {
+    ($($name:ident $index:tt),+) => {
+        impl<$($name: Ask),+> Ask for ($($name,)+) {
+            type Output = ($($name::Output,)+);
+            fn requests(self, key: &str, into: &mut InputRequests) {
+                $( self.$index.requests(&format!("{key}.{}", $index), into); )+
+            }
+            fn answer(key: &str, responses: &mut InputResponses) -> Result<Self::Output, String> {
+                Ok(($($name::answer(&format!("{key}.{}", $index), responses)?,)+))
+            }
+        }
+    };
+}
+
+tuple_ask!(A 0, B 1);
+tuple_ask!(A 0, B 1, C 2);
+tuple_ask!(A 0, B 1, C 2, D 3);
+
+/// Takes one answer out of the responses, decoded as `T`.
+pub(crate) fn take_answer<T: serde::de::DeserializeOwned>(
+    key: &str,
+    responses: &mut InputResponses,
+) -> Result<T, String> {
+    let value = responses.remove(key).ok_or_else(|| format!("no answer for input request `{key}`"))?;
+    serde_json::from_value(value).map_err(|e| format!("the answer to input request `{key}` is malformed: {e}"))
+}

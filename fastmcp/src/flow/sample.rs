@@ -1,0 +1,117 @@
+//! Sampling: a completion from the client's language model.
+
+use super::ask::{Ask, take_answer};
+use crate::protocol::{
+    ContentBlock, CreateMessageParams, CreateMessageResult, InputRequest, InputRequests, InputResponses, ModelHint,
+    ModelPreferences, Role, SamplingBlock, SamplingContent, SamplingMessage,
+};
+
+/// The `maxTokens` a sampling request asks for unless told otherwise.
+pub const DEFAULT_MAX_TOKENS: u32 = 1024;
+
+/// A `sampling/createMessage` request, built up fluently:
+/// `Sample::prompt("Summarise this").max_tokens(200).ask().await?`.
+#[derive(Debug, Clone)]
+pub struct Sample {
+    params: CreateMessageParams,
+}
+
+impl Sample {
+    /// One user message with this text.
+    pub fn prompt(text: impl Into<String>) -> Self {
+        Self::messages(vec![SamplingMessage {
+            role: Role::User,
+            content: SamplingContent::One(SamplingBlock::Content(ContentBlock::text(text))),
+            meta: None,
+        }])
+    }
+
+    /// A conversation to continue.
+    pub fn messages(messages: Vec<SamplingMessage>) -> Self {
+        Self {
+            params: CreateMessageParams {
+                messages,
+                model_preferences: None,
+                system_prompt: None,
+                include_context: None,
+                temperature: None,
+                max_tokens: DEFAULT_MAX_TOKENS,
+                stop_sequences: None,
+                metadata: None,
+                tools: None,
+                tool_choice: None,
+            },
+        }
+    }
+
+    pub fn system(mut self, prompt: impl Into<String>) -> Self {
+        self.params.system_prompt = Some(prompt.into());
+        self
+    }
+
+    pub fn max_tokens(mut self, max: u32) -> Self {
+        self.params.max_tokens = max;
+        self
+    }
+
+    pub fn temperature(mut self, temperature: f64) -> Self {
+        self.params.temperature = Some(temperature);
+        self
+    }
+
+    pub fn stop_sequences(mut self, stops: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.params.stop_sequences = Some(stops.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// A model the client should prefer, by name or family (a hint, not a demand).
+    pub fn model_hint(mut self, name: impl Into<String>) -> Self {
+        let prefs = self.params.model_preferences.get_or_insert_with(ModelPreferences::default);
+        prefs.hints.get_or_insert_with(Vec::new).push(ModelHint { name: Some(name.into()) });
+        self
+    }
+
+    /// The request as it goes on the wire.
+    pub fn params(&self) -> &CreateMessageParams {
+        &self.params
+    }
+}
+
+/// The client model's reply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sampled(pub CreateMessageResult);
+
+impl Sampled {
+    /// The reply's text: its text blocks, joined.
+    pub fn text(&self) -> String {
+        let text_of = |block: &SamplingBlock| match block {
+            SamplingBlock::Content(ContentBlock::Text(t)) => Some(t.text.clone()),
+            _ => None,
+        };
+        match &self.0.content {
+            SamplingContent::One(block) => text_of(block).unwrap_or_default(),
+            SamplingContent::Many(blocks) => blocks.iter().filter_map(text_of).collect(),
+        }
+    }
+
+    /// The model that answered.
+    pub fn model(&self) -> &str {
+        &self.0.model
+    }
+
+    pub fn stop_reason(&self) -> Option<&str> {
+        self.0.stop_reason.as_deref()
+    }
+}
+
+impl Ask for Sample {
+    type Output = Sampled;
+
+    fn requests(self, key: &str, into: &mut InputRequests) {
+        into.insert(key.to_owned(), InputRequest::CreateMessage(self.params));
+    }
+
+    fn answer(key: &str, responses: &mut InputResponses) -> Result<Self::Output, String> {
+        take_answer(key, responses).map(Sampled)
+    }
+}

@@ -1,0 +1,300 @@
+//! What a token is bound to: the request that started the flow and the build of the flow that minted it.
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::fmt;
+use std::io;
+
+/// The three requests that may end a round with `input_required` (MRTR's supported methods).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// `tools/call`: the target is the tool name.
+    ToolsCall,
+    /// `prompts/get`: the target is the prompt name.
+    PromptsGet,
+    /// `resources/read`: the target is the resource URI.
+    ResourcesRead,
+}
+
+impl Method {
+    /// The method for a JSON-RPC method name, if it is one that may carry request state.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "tools/call" => Some(Self::ToolsCall),
+            "prompts/get" => Some(Self::PromptsGet),
+            "resources/read" => Some(Self::ResourcesRead),
+            _ => None,
+        }
+    }
+
+    /// The JSON-RPC method name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::ToolsCall => "tools/call",
+            Self::PromptsGet => "prompts/get",
+            Self::ResourcesRead => "resources/read",
+        }
+    }
+
+    fn tag(self) -> u8 {
+        match self {
+            Self::ToolsCall => 1,
+            Self::PromptsGet => 2,
+            Self::ResourcesRead => 3,
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// SHA-256 of a request's arguments.
+///
+/// A client retries "the same request", but nothing promises the same bytes: it may re-serialize the
+/// arguments with other whitespace or key order. [`ArgumentsDigest::of_json`] hashes a canonical form that
+/// ignores both; [`ArgumentsDigest::of_bytes`] hashes bytes the caller has already made canonical.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ArgumentsDigest([u8; 32]);
+
+impl ArgumentsDigest {
+    /// SHA-256 of canonical bytes the caller produced.
+    pub fn of_bytes(canonical: &[u8]) -> Self {
+        Self(Sha256::digest(canonical).into())
+    }
+
+    /// SHA-256 of the canonical JSON text of `arguments`: object keys sorted by their UTF-8 bytes, no
+    /// whitespace, strings escaped as serde_json escapes them, and integral floats below 2^53 written as
+    /// integers (`1.0` and `1` hash alike, as they are the same number to a JavaScript client).
+    ///
+    /// Absent arguments and `{}` are different values here; callers that treat them alike should pass `{}`.
+    pub fn of_json(arguments: &Value) -> Self {
+        let mut hasher = HashWriter(Sha256::new());
+        canonical(&mut hasher, arguments);
+        Self(hasher.0.finalize().into())
+    }
+
+    /// [`ArgumentsDigest::of_json`] of raw JSON text (for example a request's `arguments` as received).
+    pub fn of_raw_json(arguments: &str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str::<Value>(arguments).map(|v| Self::of_json(&v))
+    }
+
+    /// The 32 digest bytes.
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+}
+
+impl From<[u8; 32]> for ArgumentsDigest {
+    fn from(bytes: [u8; 32]) -> Self {
+        Self(bytes)
+    }
+}
+
+impl fmt::Debug for ArgumentsDigest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ArgumentsDigest(")?;
+        for b in &self.0[..8] {
+            write!(f, "{b:02x}")?;
+        }
+        f.write_str("…)")
+    }
+}
+
+/// Feeds `io::Write` output into SHA-256, so canonical JSON is hashed without building a string.
+struct HashWriter(Sha256);
+
+impl io::Write for HashWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+fn canonical(out: &mut HashWriter, value: &Value) {
+    use std::io::Write as _;
+    // Writing into a HashWriter cannot fail, so the results below are ignored on purpose.
+    match value {
+        Value::Null => out.0.update(b"null"),
+        Value::Bool(true) => out.0.update(b"true"),
+        Value::Bool(false) => out.0.update(b"false"),
+        Value::Number(n) => {
+            const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+            match n.as_f64() {
+                Some(f) if !n.is_i64() && !n.is_u64() && f.fract() == 0.0 && f.abs() < EXACT => {
+                    let _ = write!(out, "{}", f as i64);
+                }
+                _ => {
+                    let _ = write!(out, "{n}");
+                }
+            }
+        }
+        Value::String(s) => {
+            let _ = serde_json::to_writer(&mut *out, s);
+        }
+        Value::Array(items) => {
+            out.0.update(b"[");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.0.update(b",");
+                }
+                canonical(out, item);
+            }
+            out.0.update(b"]");
+        }
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+            out.0.update(b"{");
+            for (i, (key, item)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.0.update(b",");
+                }
+                let _ = serde_json::to_writer(&mut *out, key);
+                out.0.update(b":");
+                canonical(out, item);
+            }
+            out.0.update(b"}");
+        }
+    }
+}
+
+/// Everything a request-state token is bound to besides the step and the carried locals.
+///
+/// The codec checks each of these on [`open`](super::StateCodec::open): a token minted for one tool, one set
+/// of arguments or one principal is refused for any other, and a token minted by another build of the flow
+/// (another `fingerprint`) is refused rather than misread. Build one per request and use it both to open
+/// the state the request brought and to seal the state of its next round; the digest of the request is
+/// computed once, here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Binding<'a> {
+    method: Method,
+    target: &'a str,
+    arguments_digest: ArgumentsDigest,
+    principal: Option<&'a str>,
+    fingerprint: u64,
+    request_digest: [u8; 16],
+}
+
+impl<'a> Binding<'a> {
+    /// The binding of a request:
+    ///
+    /// - `method` and `target`: the tool or prompt name, or the resource URI;
+    /// - `arguments_digest`: the digest of the request's arguments (for `resources/read`, of whatever the
+    ///   caller deems its arguments; `ArgumentsDigest::of_bytes(b"")` when there are none);
+    /// - `principal`: the authenticated principal when auth is on (for example issuer, subject and client id,
+    ///   joined unambiguously by the caller);
+    /// - `fingerprint`: the flow's fingerprint, a hash of its code computed by the macro.
+    pub fn new(
+        method: Method,
+        target: &'a str,
+        arguments_digest: ArgumentsDigest,
+        principal: Option<&'a str>,
+        fingerprint: u64,
+    ) -> Self {
+        let request_digest = request_digest(method, target, &arguments_digest, principal);
+        Self { method, target, arguments_digest, principal, fingerprint, request_digest }
+    }
+
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    pub fn target(&self) -> &'a str {
+        self.target
+    }
+
+    pub fn arguments_digest(&self) -> &ArgumentsDigest {
+        &self.arguments_digest
+    }
+
+    pub fn principal(&self) -> Option<&'a str> {
+        self.principal
+    }
+
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    /// The 16 bytes a token carries for method, target, arguments and principal (not the fingerprint, which
+    /// travels apart so that a stale flow is told from a wrong request).
+    pub(crate) fn request_digest(&self) -> &[u8; 16] {
+        &self.request_digest
+    }
+}
+
+fn request_digest(method: Method, target: &str, arguments: &ArgumentsDigest, principal: Option<&str>) -> [u8; 16] {
+    let mut h = Sha256::new();
+    h.update(b"fastmcp requestState v1 binding\0");
+    h.update([method.tag()]);
+    h.update((target.len() as u64).to_le_bytes());
+    h.update(target.as_bytes());
+    h.update(arguments.0);
+    match principal {
+        None => h.update([0]),
+        Some(p) => {
+            h.update([1]);
+            h.update((p.len() as u64).to_le_bytes());
+            h.update(p.as_bytes());
+        }
+    }
+    let full = h.finalize();
+    let mut out = [0; 16];
+    out.copy_from_slice(&full[..16]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn canonical_json_ignores_key_order_and_whitespace() {
+        let a = ArgumentsDigest::of_raw_json(r#"{"b": [1, 2.0, {"y": null, "x": "é\n"}], "a": true}"#).unwrap();
+        let b = ArgumentsDigest::of_json(&json!({"a": true, "b": [1, 2, {"x": "é\n", "y": null}]}));
+        assert_eq!(a, b);
+        assert_eq!(
+            ArgumentsDigest::of_json(&json!({"a": 1})),
+            ArgumentsDigest::of_bytes(br#"{"a":1}"#),
+            "canonical text is compact JSON"
+        );
+        assert_ne!(ArgumentsDigest::of_json(&json!({"a": 1})), ArgumentsDigest::of_json(&json!({"a": 1.5})));
+        assert_ne!(ArgumentsDigest::of_json(&json!({"a": "1"})), ArgumentsDigest::of_json(&json!({"a": 1})));
+    }
+
+    #[test]
+    fn request_digest_separates_fields() {
+        let args = ArgumentsDigest::of_bytes(b"{}");
+        let digest = |m, t, a, p| request_digest(m, t, &a, p);
+        let digests = [
+            digest(Method::ToolsCall, "ab", args, None),
+            digest(Method::ToolsCall, "a", args, None),
+            digest(Method::PromptsGet, "ab", args, None),
+            digest(Method::ToolsCall, "ab", args, Some("")),
+            digest(Method::ToolsCall, "ab", args, Some("b")),
+            digest(Method::ToolsCall, "ab", ArgumentsDigest::of_bytes(b""), None),
+        ];
+        for (i, a) in digests.iter().enumerate() {
+            for b in &digests[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        let bound = |fingerprint| *Binding::new(Method::ToolsCall, "ab", args, None, fingerprint).request_digest();
+        assert_eq!(bound(7), bound(8), "the fingerprint travels apart");
+    }
+
+    #[test]
+    fn method_names_round_trip() {
+        for m in [Method::ToolsCall, Method::PromptsGet, Method::ResourcesRead] {
+            assert_eq!(Method::from_name(m.name()), Some(m));
+        }
+        assert_eq!(Method::from_name("tools/list"), None);
+    }
+}

@@ -1,0 +1,219 @@
+//! Asks in both branches of an `if`/`else`, and after it.
+use fastmcp::prelude::*;
+#[allow(non_camel_case_types)]
+#[derive(
+    ::core::fmt::Debug,
+    ::core::clone::Clone,
+    ::core::marker::Copy,
+    ::core::default::Default
+)]
+struct greet;
+#[doc(hidden)]
+#[allow(dead_code, non_upper_case_globals)]
+const __fastmcp_tool_name_greet: () = ();
+const _: () = {
+    #[derive(
+        ::fastmcp::__private::serde::Deserialize,
+        ::fastmcp::__private::schemars::JsonSchema
+    )]
+    #[serde(crate = "::fastmcp::__private::serde")]
+    #[schemars(crate = "::fastmcp::__private::schemars")]
+    struct __FastmcpArgs {
+        formal: bool,
+    }
+    impl greet {
+        #[doc(hidden)]
+        async fn __fastmcp_machine(
+            formal: bool,
+            __fastmcp_slot: &::fastmcp::__private::Slot,
+            __fastmcp_resume: ::core::option::Option<::fastmcp::__private::Resume>,
+        ) -> Result<String> {
+            let mut __fastmcp_a1 = ::core::option::Option::None;
+            let mut __fastmcp_a2 = ::core::option::Option::None;
+            let mut __fastmcp_a3 = ::core::option::Option::None;
+            let __fastmcp_carry_name = ::fastmcp::__private::carried();
+            let (__fastmcp_step, __fastmcp_locals, mut __fastmcp_responses) = ::fastmcp::__private::resume_parts(
+                __fastmcp_resume,
+            );
+            match __fastmcp_step {
+                0 => {
+                    let greeting = "Hello";
+                    if formal {
+                        {
+                            let __fastmcp_ask = Title::elicit("Your title?");
+                            let _ = &greeting;
+                            __fastmcp_a1 = ::fastmcp::__private::witness(&__fastmcp_ask);
+                            match ::fastmcp::__private::suspend(
+                                    __fastmcp_slot,
+                                    1,
+                                    "ask1",
+                                    __fastmcp_ask,
+                                    [],
+                                )
+                                .await
+                            {}
+                        }
+                    } else {
+                        {
+                            let __fastmcp_ask = Name::elicit("Your name?");
+                            let _ = &greeting;
+                            __fastmcp_a2 = ::fastmcp::__private::witness(&__fastmcp_ask);
+                            match ::fastmcp::__private::suspend(
+                                    __fastmcp_slot,
+                                    2,
+                                    "ask2",
+                                    __fastmcp_ask,
+                                    [],
+                                )
+                                .await
+                            {}
+                        }
+                    };
+                }
+                1 => {
+                    let greeting = "Hello";
+                    let name = {
+                        let title = ::fastmcp::__private::answer(
+                                __fastmcp_slot,
+                                &__fastmcp_a1,
+                                "ask1",
+                                &mut __fastmcp_responses,
+                            )
+                            .await?;
+                        format!(
+                            "{} {}", title.accepted().map(| t | t.title)
+                            .unwrap_or_default(), "Doe"
+                        )
+                    };
+                    {
+                        let __fastmcp_ask = checkpoint();
+                        let _ = &greeting;
+                        __fastmcp_a3 = ::fastmcp::__private::witness(&__fastmcp_ask);
+                        match ::fastmcp::__private::suspend(
+                                __fastmcp_slot,
+                                3,
+                                "ask3",
+                                __fastmcp_ask,
+                                [__fastmcp_carry_name.carry(&name)],
+                            )
+                            .await
+                        {}
+                    }
+                }
+                2 => {
+                    let greeting = "Hello";
+                    let name = {
+                        ::fastmcp::__private::answer(
+                                __fastmcp_slot,
+                                &__fastmcp_a2,
+                                "ask2",
+                                &mut __fastmcp_responses,
+                            )
+                            .await?
+                            .accepted()
+                            .map(|n| n.name)
+                            .unwrap_or_default()
+                    };
+                    {
+                        let __fastmcp_ask = checkpoint();
+                        let _ = &greeting;
+                        __fastmcp_a3 = ::fastmcp::__private::witness(&__fastmcp_ask);
+                        match ::fastmcp::__private::suspend(
+                                __fastmcp_slot,
+                                3,
+                                "ask3",
+                                __fastmcp_ask,
+                                [__fastmcp_carry_name.carry(&name)],
+                            )
+                            .await
+                        {}
+                    }
+                }
+                3 => {
+                    let mut __fastmcp_carried = ::fastmcp::__private::restore(
+                            __fastmcp_slot,
+                            &__fastmcp_locals,
+                        )
+                        .await;
+                    let name = __fastmcp_carried
+                        .take(__fastmcp_slot, &__fastmcp_carry_name)
+                        .await;
+                    let greeting = "Hello";
+                    ::fastmcp::__private::answer(
+                            __fastmcp_slot,
+                            &__fastmcp_a3,
+                            "ask3",
+                            &mut __fastmcp_responses,
+                        )
+                        .await?;
+                    Ok(format!("{greeting}, {name}!"))
+                }
+                _ => match __fastmcp_slot.unknown_step(__fastmcp_step).await {}
+            }
+        }
+    }
+    impl ::fastmcp::__private::ToolHandler for greet {
+        fn definition(&self) -> ::fastmcp::__private::Tool {
+            ::fastmcp::__private::tool_definition(
+                "greet",
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+                ::fastmcp::__private::input_schema::<__FastmcpArgs>(),
+                <Result<
+                    String,
+                > as ::fastmcp::__private::IntoToolResult>::output_schema(),
+                ::core::option::Option::None,
+            )
+        }
+        fn call(
+            &self,
+            mut __fastmcp_call: ::fastmcp::__private::ToolCall,
+        ) -> ::fastmcp::__private::BoxFuture<
+            ::fastmcp::__private::HandlerResult<::fastmcp::__private::CallToolResult>,
+        > {
+            ::std::boxed::Box::pin(async move {
+                let __fastmcp_args: __FastmcpArgs = match __fastmcp_call
+                    .parse_arguments()
+                {
+                    ::core::result::Result::Ok(__fastmcp_ok) => __fastmcp_ok,
+                    ::core::result::Result::Err(__fastmcp_err) => {
+                        return ::fastmcp::__private::invalid_arguments(
+                            "greet",
+                            __fastmcp_err,
+                        );
+                    }
+                };
+                let __FastmcpArgs { formal: __fastmcp_arg_0 } = __fastmcp_args;
+                let __fastmcp_resume = __fastmcp_call.take_resume();
+                let __fastmcp_slot = ::fastmcp::__private::Slot::new();
+                let __fastmcp_body = greet::__fastmcp_machine(
+                    __fastmcp_arg_0,
+                    &__fastmcp_slot,
+                    __fastmcp_resume,
+                );
+                match ::fastmcp::__private::drive(&__fastmcp_slot, __fastmcp_body).await?
+                {
+                    ::fastmcp::__private::Step::Complete(__fastmcp_out) => {
+                        ::core::result::Result::Ok(
+                            ::fastmcp::__private::Step::Complete(
+                                <Result<
+                                    String,
+                                > as ::fastmcp::__private::IntoToolResult>::into_tool_result(
+                                    __fastmcp_out,
+                                ),
+                            ),
+                        )
+                    }
+                    ::fastmcp::__private::Step::Suspend(__fastmcp_suspension) => {
+                        ::core::result::Result::Ok(
+                            ::fastmcp::__private::Step::Suspend(__fastmcp_suspension),
+                        )
+                    }
+                }
+            })
+        }
+        fn fingerprint(&self) -> u64 {
+            0x7c3408028fbc03e5u64
+        }
+    }
+};

@@ -1,0 +1,181 @@
+//! An ask in a `loop` that `continue`s and `break`s (with a value) in the rest of the interrupted iteration.
+use fastmcp::prelude::*;
+#[allow(non_camel_case_types)]
+#[derive(
+    ::core::fmt::Debug,
+    ::core::clone::Clone,
+    ::core::marker::Copy,
+    ::core::default::Default
+)]
+struct guess;
+#[doc(hidden)]
+#[allow(dead_code, non_upper_case_globals)]
+const __fastmcp_tool_name_guess: () = ();
+const _: () = {
+    #[derive(
+        ::fastmcp::__private::serde::Deserialize,
+        ::fastmcp::__private::schemars::JsonSchema
+    )]
+    #[serde(crate = "::fastmcp::__private::serde")]
+    #[schemars(crate = "::fastmcp::__private::schemars")]
+    struct __FastmcpArgs {
+        secret: u32,
+    }
+    impl guess {
+        #[doc(hidden)]
+        async fn __fastmcp_machine(
+            secret: u32,
+            __fastmcp_slot: &::fastmcp::__private::Slot,
+            __fastmcp_resume: ::core::option::Option<::fastmcp::__private::Resume>,
+        ) -> Result<String> {
+            let mut __fastmcp_a1 = ::core::option::Option::None;
+            let __fastmcp_carry_tries = ::fastmcp::__private::carried();
+            let (__fastmcp_step, __fastmcp_locals, mut __fastmcp_responses) = ::fastmcp::__private::resume_parts(
+                __fastmcp_resume,
+            );
+            match __fastmcp_step {
+                0 => {
+                    let mut tries = 0;
+                    #[allow(clippy::never_loop)]
+                    loop {
+                        tries += 1;
+                        {
+                            let __fastmcp_ask = Number::elicit(
+                                format!("Guess #{tries}"),
+                            );
+                            __fastmcp_a1 = ::fastmcp::__private::witness(&__fastmcp_ask);
+                            match ::fastmcp::__private::suspend(
+                                    __fastmcp_slot,
+                                    1,
+                                    "ask1",
+                                    __fastmcp_ask,
+                                    [__fastmcp_carry_tries.carry(&mut tries)],
+                                )
+                                .await
+                            {}
+                        }
+                    };
+                }
+                1 => {
+                    let mut __fastmcp_carried = ::fastmcp::__private::restore(
+                            __fastmcp_slot,
+                            &__fastmcp_locals,
+                        )
+                        .await;
+                    #[allow(unused_mut)]
+                    let mut tries = __fastmcp_carried
+                        .take(__fastmcp_slot, &__fastmcp_carry_tries)
+                        .await;
+                    let found = {
+                        let mut __fastmcp_resuming = true;
+                        loop {
+                            if ::core::mem::replace(&mut __fastmcp_resuming, false) {
+                                let guess = ::fastmcp::__private::answer(
+                                        __fastmcp_slot,
+                                        &__fastmcp_a1,
+                                        "ask1",
+                                        &mut __fastmcp_responses,
+                                    )
+                                    .await?;
+                                let Some(Number { value }) = guess.accepted() else {
+                                    continue
+                                };
+                                if value == secret {
+                                    break true;
+                                }
+                                if tries == 3 {
+                                    break false;
+                                }
+                            } else {
+                                tries += 1;
+                                {
+                                    let __fastmcp_ask = Number::elicit(
+                                        format!("Guess #{tries}"),
+                                    );
+                                    __fastmcp_a1 = ::fastmcp::__private::witness(
+                                        &__fastmcp_ask,
+                                    );
+                                    match ::fastmcp::__private::suspend(
+                                            __fastmcp_slot,
+                                            1,
+                                            "ask1",
+                                            __fastmcp_ask,
+                                            [__fastmcp_carry_tries.carry(&mut tries)],
+                                        )
+                                        .await
+                                    {}
+                                }
+                            }
+                        }
+                    };
+                    Ok(format!("found={found} after {tries} tries"))
+                }
+                _ => match __fastmcp_slot.unknown_step(__fastmcp_step).await {}
+            }
+        }
+    }
+    impl ::fastmcp::__private::ToolHandler for guess {
+        fn definition(&self) -> ::fastmcp::__private::Tool {
+            ::fastmcp::__private::tool_definition(
+                "guess",
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+                ::fastmcp::__private::input_schema::<__FastmcpArgs>(),
+                <Result<
+                    String,
+                > as ::fastmcp::__private::IntoToolResult>::output_schema(),
+                ::core::option::Option::None,
+            )
+        }
+        fn call(
+            &self,
+            mut __fastmcp_call: ::fastmcp::__private::ToolCall,
+        ) -> ::fastmcp::__private::BoxFuture<
+            ::fastmcp::__private::HandlerResult<::fastmcp::__private::CallToolResult>,
+        > {
+            ::std::boxed::Box::pin(async move {
+                let __fastmcp_args: __FastmcpArgs = match __fastmcp_call
+                    .parse_arguments()
+                {
+                    ::core::result::Result::Ok(__fastmcp_ok) => __fastmcp_ok,
+                    ::core::result::Result::Err(__fastmcp_err) => {
+                        return ::fastmcp::__private::invalid_arguments(
+                            "guess",
+                            __fastmcp_err,
+                        );
+                    }
+                };
+                let __FastmcpArgs { secret: __fastmcp_arg_0 } = __fastmcp_args;
+                let __fastmcp_resume = __fastmcp_call.take_resume();
+                let __fastmcp_slot = ::fastmcp::__private::Slot::new();
+                let __fastmcp_body = guess::__fastmcp_machine(
+                    __fastmcp_arg_0,
+                    &__fastmcp_slot,
+                    __fastmcp_resume,
+                );
+                match ::fastmcp::__private::drive(&__fastmcp_slot, __fastmcp_body).await?
+                {
+                    ::fastmcp::__private::Step::Complete(__fastmcp_out) => {
+                        ::core::result::Result::Ok(
+                            ::fastmcp::__private::Step::Complete(
+                                <Result<
+                                    String,
+                                > as ::fastmcp::__private::IntoToolResult>::into_tool_result(
+                                    __fastmcp_out,
+                                ),
+                            ),
+                        )
+                    }
+                    ::fastmcp::__private::Step::Suspend(__fastmcp_suspension) => {
+                        ::core::result::Result::Ok(
+                            ::fastmcp::__private::Step::Suspend(__fastmcp_suspension),
+                        )
+                    }
+                }
+            })
+        }
+        fn fingerprint(&self) -> u64 {
+            0x3d70c278621ac6d7u64
+        }
+    }
+};

@@ -1,0 +1,170 @@
+//! Asks in `match` arms: one whose arm binds a value carried across the ask, one as an arm's expression.
+use fastmcp::prelude::*;
+#[allow(non_camel_case_types)]
+#[derive(
+    ::core::fmt::Debug,
+    ::core::clone::Clone,
+    ::core::marker::Copy,
+    ::core::default::Default
+)]
+struct route;
+#[doc(hidden)]
+#[allow(dead_code, non_upper_case_globals)]
+const __fastmcp_tool_name_route: () = ();
+const _: () = {
+    #[derive(
+        ::fastmcp::__private::serde::Deserialize,
+        ::fastmcp::__private::schemars::JsonSchema
+    )]
+    #[serde(crate = "::fastmcp::__private::serde")]
+    #[schemars(crate = "::fastmcp::__private::schemars")]
+    struct __FastmcpArgs {
+        kind: String,
+    }
+    impl route {
+        #[doc(hidden)]
+        async fn __fastmcp_machine(
+            kind: String,
+            __fastmcp_slot: &::fastmcp::__private::Slot,
+            __fastmcp_resume: ::core::option::Option<::fastmcp::__private::Resume>,
+        ) -> Result<String> {
+            let mut __fastmcp_a1 = ::core::option::Option::None;
+            let mut __fastmcp_a2 = ::core::option::Option::None;
+            let __fastmcp_carry_n = ::fastmcp::__private::carried();
+            let (__fastmcp_step, __fastmcp_locals, mut __fastmcp_responses) = ::fastmcp::__private::resume_parts(
+                __fastmcp_resume,
+            );
+            match __fastmcp_step {
+                0 => {
+                    let out = match kind.parse::<u32>() {
+                        Ok(n) => {
+                            let __fastmcp_ask = ListRoots;
+                            __fastmcp_a1 = ::fastmcp::__private::witness(&__fastmcp_ask);
+                            match ::fastmcp::__private::suspend(
+                                    __fastmcp_slot,
+                                    1,
+                                    "ask1",
+                                    __fastmcp_ask,
+                                    [__fastmcp_carry_n.carry(&n)],
+                                )
+                                .await
+                            {}
+                        }
+                        Err(_) if kind.is_empty() => "nothing".to_owned(),
+                        Err(e) => {
+                            let __fastmcp_ask = Sample::prompt(format!("Explain {e}"));
+                            __fastmcp_a2 = ::fastmcp::__private::witness(&__fastmcp_ask);
+                            match ::fastmcp::__private::suspend(
+                                    __fastmcp_slot,
+                                    2,
+                                    "ask2",
+                                    __fastmcp_ask,
+                                    [],
+                                )
+                                .await
+                            {}
+                        }
+                    };
+                    Ok(out)
+                }
+                1 => {
+                    let mut __fastmcp_carried = ::fastmcp::__private::restore(
+                            __fastmcp_slot,
+                            &__fastmcp_locals,
+                        )
+                        .await;
+                    let n = __fastmcp_carried
+                        .take(__fastmcp_slot, &__fastmcp_carry_n)
+                        .await;
+                    let out = {
+                        let roots = ::fastmcp::__private::answer(
+                                __fastmcp_slot,
+                                &__fastmcp_a1,
+                                "ask1",
+                                &mut __fastmcp_responses,
+                            )
+                            .await?;
+                        format!("{n} of {}", roots.len())
+                    };
+                    Ok(out)
+                }
+                2 => {
+                    let out = ::fastmcp::__private::answer(
+                            __fastmcp_slot,
+                            &__fastmcp_a2,
+                            "ask2",
+                            &mut __fastmcp_responses,
+                        )
+                        .await?
+                        .text();
+                    Ok(out)
+                }
+                _ => match __fastmcp_slot.unknown_step(__fastmcp_step).await {}
+            }
+        }
+    }
+    impl ::fastmcp::__private::ToolHandler for route {
+        fn definition(&self) -> ::fastmcp::__private::Tool {
+            ::fastmcp::__private::tool_definition(
+                "route",
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+                ::fastmcp::__private::input_schema::<__FastmcpArgs>(),
+                <Result<
+                    String,
+                > as ::fastmcp::__private::IntoToolResult>::output_schema(),
+                ::core::option::Option::None,
+            )
+        }
+        fn call(
+            &self,
+            mut __fastmcp_call: ::fastmcp::__private::ToolCall,
+        ) -> ::fastmcp::__private::BoxFuture<
+            ::fastmcp::__private::HandlerResult<::fastmcp::__private::CallToolResult>,
+        > {
+            ::std::boxed::Box::pin(async move {
+                let __fastmcp_args: __FastmcpArgs = match __fastmcp_call
+                    .parse_arguments()
+                {
+                    ::core::result::Result::Ok(__fastmcp_ok) => __fastmcp_ok,
+                    ::core::result::Result::Err(__fastmcp_err) => {
+                        return ::fastmcp::__private::invalid_arguments(
+                            "route",
+                            __fastmcp_err,
+                        );
+                    }
+                };
+                let __FastmcpArgs { kind: __fastmcp_arg_0 } = __fastmcp_args;
+                let __fastmcp_resume = __fastmcp_call.take_resume();
+                let __fastmcp_slot = ::fastmcp::__private::Slot::new();
+                let __fastmcp_body = route::__fastmcp_machine(
+                    __fastmcp_arg_0,
+                    &__fastmcp_slot,
+                    __fastmcp_resume,
+                );
+                match ::fastmcp::__private::drive(&__fastmcp_slot, __fastmcp_body).await?
+                {
+                    ::fastmcp::__private::Step::Complete(__fastmcp_out) => {
+                        ::core::result::Result::Ok(
+                            ::fastmcp::__private::Step::Complete(
+                                <Result<
+                                    String,
+                                > as ::fastmcp::__private::IntoToolResult>::into_tool_result(
+                                    __fastmcp_out,
+                                ),
+                            ),
+                        )
+                    }
+                    ::fastmcp::__private::Step::Suspend(__fastmcp_suspension) => {
+                        ::core::result::Result::Ok(
+                            ::fastmcp::__private::Step::Suspend(__fastmcp_suspension),
+                        )
+                    }
+                }
+            })
+        }
+        fn fingerprint(&self) -> u64 {
+            0x7cabcb301f1b0c43u64
+        }
+    }
+};

@@ -1,0 +1,145 @@
+//! `?` after `.ask().await` and in the rest of the statement: it keeps its meaning (and its `From` conversion
+//! into the fn's error type) in the resumed round.
+use fastmcp::prelude::*;
+#[allow(non_camel_case_types)]
+#[derive(
+    ::core::fmt::Debug,
+    ::core::clone::Clone,
+    ::core::marker::Copy,
+    ::core::default::Default
+)]
+struct parse;
+#[doc(hidden)]
+#[allow(dead_code, non_upper_case_globals)]
+const __fastmcp_tool_name_parse: () = ();
+const _: () = {
+    #[derive(
+        ::fastmcp::__private::serde::Deserialize,
+        ::fastmcp::__private::schemars::JsonSchema
+    )]
+    #[serde(crate = "::fastmcp::__private::serde")]
+    #[schemars(crate = "::fastmcp::__private::schemars")]
+    struct __FastmcpArgs {
+        text: String,
+    }
+    impl parse {
+        #[doc(hidden)]
+        async fn __fastmcp_machine(
+            text: String,
+            __fastmcp_slot: &::fastmcp::__private::Slot,
+            __fastmcp_resume: ::core::option::Option<::fastmcp::__private::Resume>,
+        ) -> Result<u32, Failure> {
+            let mut __fastmcp_a1 = ::core::option::Option::None;
+            let __fastmcp_carry_base = ::fastmcp::__private::carried();
+            let (__fastmcp_step, __fastmcp_locals, mut __fastmcp_responses) = ::fastmcp::__private::resume_parts(
+                __fastmcp_resume,
+            );
+            match __fastmcp_step {
+                0 => {
+                    let base: u32 = text.parse()?;
+                    {
+                        let __fastmcp_ask = Sample::prompt("A number?");
+                        __fastmcp_a1 = ::fastmcp::__private::witness(&__fastmcp_ask);
+                        match ::fastmcp::__private::suspend(
+                                __fastmcp_slot,
+                                1,
+                                "ask1",
+                                __fastmcp_ask,
+                                [__fastmcp_carry_base.carry(&base)],
+                            )
+                            .await
+                        {}
+                    }
+                }
+                1 => {
+                    let mut __fastmcp_carried = ::fastmcp::__private::restore(
+                            __fastmcp_slot,
+                            &__fastmcp_locals,
+                        )
+                        .await;
+                    let base = __fastmcp_carried
+                        .take(__fastmcp_slot, &__fastmcp_carry_base)
+                        .await;
+                    let factor: u32 = ::fastmcp::__private::answer(
+                            __fastmcp_slot,
+                            &__fastmcp_a1,
+                            "ask1",
+                            &mut __fastmcp_responses,
+                        )
+                        .await?
+                        .text()
+                        .trim()
+                        .parse()?;
+                    Ok(base * factor)
+                }
+                _ => match __fastmcp_slot.unknown_step(__fastmcp_step).await {}
+            }
+        }
+    }
+    impl ::fastmcp::__private::ToolHandler for parse {
+        fn definition(&self) -> ::fastmcp::__private::Tool {
+            ::fastmcp::__private::tool_definition(
+                "parse",
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+                ::fastmcp::__private::input_schema::<__FastmcpArgs>(),
+                <Result<
+                    u32,
+                    Failure,
+                > as ::fastmcp::__private::IntoToolResult>::output_schema(),
+                ::core::option::Option::None,
+            )
+        }
+        fn call(
+            &self,
+            mut __fastmcp_call: ::fastmcp::__private::ToolCall,
+        ) -> ::fastmcp::__private::BoxFuture<
+            ::fastmcp::__private::HandlerResult<::fastmcp::__private::CallToolResult>,
+        > {
+            ::std::boxed::Box::pin(async move {
+                let __fastmcp_args: __FastmcpArgs = match __fastmcp_call
+                    .parse_arguments()
+                {
+                    ::core::result::Result::Ok(__fastmcp_ok) => __fastmcp_ok,
+                    ::core::result::Result::Err(__fastmcp_err) => {
+                        return ::fastmcp::__private::invalid_arguments(
+                            "parse",
+                            __fastmcp_err,
+                        );
+                    }
+                };
+                let __FastmcpArgs { text: __fastmcp_arg_0 } = __fastmcp_args;
+                let __fastmcp_resume = __fastmcp_call.take_resume();
+                let __fastmcp_slot = ::fastmcp::__private::Slot::new();
+                let __fastmcp_body = parse::__fastmcp_machine(
+                    __fastmcp_arg_0,
+                    &__fastmcp_slot,
+                    __fastmcp_resume,
+                );
+                match ::fastmcp::__private::drive(&__fastmcp_slot, __fastmcp_body).await?
+                {
+                    ::fastmcp::__private::Step::Complete(__fastmcp_out) => {
+                        ::core::result::Result::Ok(
+                            ::fastmcp::__private::Step::Complete(
+                                <Result<
+                                    u32,
+                                    Failure,
+                                > as ::fastmcp::__private::IntoToolResult>::into_tool_result(
+                                    __fastmcp_out,
+                                ),
+                            ),
+                        )
+                    }
+                    ::fastmcp::__private::Step::Suspend(__fastmcp_suspension) => {
+                        ::core::result::Result::Ok(
+                            ::fastmcp::__private::Step::Suspend(__fastmcp_suspension),
+                        )
+                    }
+                }
+            })
+        }
+        fn fingerprint(&self) -> u64 {
+            0xb0783463d2475953u64
+        }
+    }
+};

@@ -1,0 +1,170 @@
+//! The request context over stdio, in both eras: logging and its gating, progress, session state, the
+//! ambient context, cancellation that stops the handler, tool timeouts, and the deprecated push calls.
+
+use fastmcp_tests::{StdioClient, first_text, modern_meta};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+fn fixture() -> StdioClient {
+    StdioClient::spawn(env!("CARGO_BIN_EXE_fixture").into())
+}
+
+/// Sends a request and collects the notifications that arrive before its response.
+async fn with_notifications(c: &mut StdioClient, id: &str, method: &str, params: Value) -> (Value, Vec<Value>) {
+    c.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+    let mut notes = Vec::new();
+    loop {
+        let msg = c.recv().await;
+        if msg["id"] == id {
+            return (msg, notes);
+        }
+        notes.push(msg);
+    }
+}
+
+fn levels(notes: &[Value]) -> Vec<String> {
+    notes
+        .iter()
+        .filter(|n| n["method"] == "notifications/message")
+        .map(|n| n["params"]["level"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn legacy_logs_follow_set_level() {
+    let mut c = fixture();
+    c.initialize("2025-11-25").await;
+    let (r, notes) = with_notifications(&mut c, "a", "tools/call", json!({"name": "log_all"})).await;
+    assert_eq!(first_text(&r["result"]), "logged");
+    assert_eq!(levels(&notes).len(), 8, "every level until the client sets one: {notes:?}");
+    c.request("logging/setLevel", json!({"level": "error"})).await;
+    let (_, notes) = with_notifications(&mut c, "b", "tools/call", json!({"name": "log_all"})).await;
+    assert_eq!(levels(&notes), ["error", "critical", "alert", "emergency"]);
+    assert_eq!(notes[0]["params"]["data"], "Error");
+    c.close().await;
+}
+
+#[tokio::test]
+async fn modern_logs_only_when_the_request_asks() {
+    let mut c = fixture();
+    let mut params = json!({"_meta": modern_meta(json!({})), "name": "log_all"});
+    let (r, notes) = with_notifications(&mut c, "a", "tools/call", params.clone()).await;
+    assert_eq!(r["result"]["resultType"], "complete");
+    assert!(levels(&notes).is_empty(), "no logLevel, no logs: {notes:?}");
+    params["_meta"]["io.modelcontextprotocol/logLevel"] = json!("warning");
+    let (_, notes) = with_notifications(&mut c, "b", "tools/call", params).await;
+    assert_eq!(levels(&notes), ["warning", "error", "critical", "alert", "emergency"]);
+    c.close().await;
+}
+
+#[tokio::test]
+async fn progress_needs_a_token_and_only_increases() {
+    for modern in [false, true] {
+        let mut c = fixture();
+        let mut meta = if modern { modern_meta(json!({})) } else { json!({}) };
+        if !modern {
+            c.initialize("2025-11-25").await;
+        }
+        let (_, notes) = with_notifications(&mut c, "a", "tools/call", json!({"_meta": meta.clone(), "name": "progress", "arguments": {"steps": 3}})).await;
+        assert!(notes.is_empty(), "no token, no progress (modern: {modern}): {notes:?}");
+        meta["progressToken"] = json!("tok");
+        let (r, notes) = with_notifications(&mut c, "b", "tools/call", json!({"_meta": meta, "name": "progress", "arguments": {"steps": 3}})).await;
+        assert_eq!(first_text(&r["result"]), "done");
+        let values: Vec<f64> = notes.iter().map(|n| n["params"]["progress"].as_f64().unwrap()).collect();
+        assert_eq!(values, [1.0, 2.0, 3.0], "modern: {modern}");
+        assert!(notes.iter().all(|n| n["method"] == "notifications/progress" && n["params"]["progressToken"] == "tok"));
+        assert_eq!(notes[2]["params"]["total"], 3.0);
+        assert_eq!(notes[0]["params"]["message"], "step 1");
+        c.close().await;
+    }
+}
+
+#[tokio::test]
+async fn session_state_lives_on_legacy_sessions_only() {
+    let mut c = fixture();
+    c.initialize("2025-11-25").await;
+    let r = c.request("tools/call", json!({"name": "remember", "arguments": {"key": "k", "value": "v"}})).await;
+    assert_eq!(first_text(&r["result"]), "remembered");
+    let r = c.request("tools/call", json!({"name": "recall", "arguments": {"key": "k"}})).await;
+    assert_eq!(first_text(&r["result"]), "v");
+
+    let r = c.modern("tools/call", json!({"name": "recall", "arguments": {"key": "k"}})).await;
+    assert_eq!(r["result"]["isError"], true);
+    let text = first_text(&r["result"]);
+    assert!(text.contains("no session") && text.contains("`.ask()`"), "names the alternatives: {text}");
+    c.close().await;
+}
+
+#[tokio::test]
+async fn the_context_is_ambient() {
+    let mut c = fixture();
+    c.initialize("2025-11-25").await;
+    c.send(&json!({"jsonrpc": "2.0", "id": "amb-1", "method": "tools/call", "params": {"name": "ambient"}})).await;
+    let r = c.response(&json!("amb-1")).await;
+    assert_eq!(first_text(&r["result"]), "amb-1");
+    c.close().await;
+}
+
+#[tokio::test]
+async fn a_cancelled_call_stops_and_gets_no_response() {
+    for modern in [false, true] {
+        let mut c = fixture();
+        let meta = if modern { modern_meta(json!({})) } else { json!({}) };
+        if !modern {
+            c.initialize("2025-11-25").await;
+        }
+        c.send(&json!({"jsonrpc": "2.0", "id": "slow", "method": "tools/call",
+            "params": {"_meta": meta.clone(), "name": "slow_marker", "arguments": {"ms": 400}}}))
+            .await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        c.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "slow", "reason": "changed my mind"}})).await;
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        c.send(&json!({"jsonrpc": "2.0", "id": "m", "method": "tools/call", "params": {"_meta": meta, "name": "marker"}})).await;
+        let next = c.recv().await;
+        assert_eq!(next["id"], "m", "the cancelled request got no response (modern: {modern}): {next}");
+        assert_eq!(first_text(&next["result"]), "false", "the handler never ran to its end");
+        c.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_tool_timeout_stops_the_handler() {
+    let mut c = StdioClient::spawn_with_env(env!("CARGO_BIN_EXE_fixture").into(), &[("FIXTURE_TOOL_TIMEOUT_MS", "200")]);
+    c.initialize("2025-11-25").await;
+    let r = c.request("tools/call", json!({"name": "slow_marker", "arguments": {"ms": 600}})).await;
+    assert_eq!(r["result"]["isError"], true);
+    assert!(first_text(&r["result"]).contains("timed out after 200 ms"), "{r}");
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let r = c.request("tools/call", json!({"name": "marker"})).await;
+    assert_eq!(first_text(&r["result"]), "false", "the timed-out handler was stopped");
+    c.close().await;
+}
+
+#[tokio::test]
+async fn push_calls_work_on_legacy_sessions_and_name_ask_elsewhere() {
+    let mut c = fixture();
+    c.initialize_declaring("2025-11-25", json!({"sampling": {}, "roots": {}})).await;
+    let (r, asked) = c
+        .request_answering("tools/call", json!({"name": "push_sample"}), |_| {
+            Ok(json!({"role": "assistant", "content": {"type": "text", "text": "hi!"}, "model": "m"}))
+        })
+        .await;
+    assert_eq!(first_text(&r["result"]), "hi!");
+    assert_eq!(asked[0]["method"], "sampling/createMessage");
+    assert_eq!(asked[0]["params"]["maxTokens"], 5);
+    let (r, _) = c
+        .request_answering("tools/call", json!({"name": "push_roots"}), |_| Ok(json!({"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]})))
+        .await;
+    assert_eq!(first_text(&r["result"]), "file:///a,file:///b");
+
+    let r = c.modern("tools/call", json!({"name": "push_sample"})).await;
+    assert_eq!(r["result"]["isError"], true);
+    assert!(first_text(&r["result"]).contains("`.ask()`"), "{r}");
+    c.close().await;
+
+    let mut c = fixture();
+    c.initialize_declaring("2025-11-25", json!({})).await;
+    let r = c.request("tools/call", json!({"name": "push_sample"})).await;
+    assert_eq!(r["result"]["isError"], true, "a client that never declared sampling is not asked: {r}");
+    c.close().await;
+}
