@@ -6,7 +6,7 @@ use crate::flow::scope::LocalKind;
 use crate::model::{Handler, Kind, ParamKind};
 use crate::uri_template::VarKind;
 use syn::Signature;
-use syn::visit::Visit;
+use syn::visit::{self, Visit};
 
 /// The checks on the model. [`signature`] runs first, on the fn as written, so errors read in source order.
 pub fn run(cx: &Ctxt, h: &Handler) {
@@ -229,10 +229,34 @@ fn resource(cx: &Ctxt, h: &Handler) {
     }
 }
 
+/// A `for` loop that asks carries the items it has yet to visit, so they can't be borrows either.
+fn borrowed_for_loops(cx: &Ctxt, body: &syn::Block) {
+    struct Loops<'c>(&'c Ctxt);
+    impl<'a> Visit<'a> for Loops<'_> {
+        fn visit_expr_for_loop(&mut self, f: &'a syn::ExprForLoop) {
+            let borrowed = match &*f.expr {
+                syn::Expr::Reference(_) => true,
+                syn::Expr::MethodCall(m) => m.method == "iter" || m.method == "iter_mut",
+                _ => false,
+            };
+            if borrowed && crate::flow::syntax::for_index(&f.attrs).is_some() {
+                self.0.error_spanned_by(
+                    &f.expr,
+                    "this `for` loop asks, so the items it has yet to visit travel to the next round in the request state, and they can't be borrows: iterate over owned items (`.clone()`, `.into_iter()` of an owned collection) or over indices",
+                );
+            }
+            visit::visit_expr_for_loop(self, f);
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    Loops(cx).visit_block(body);
+}
+
 /// A borrow can't be carried across `.ask()`: the next round runs in another request, where what it borrows
 /// from is gone. (Borrows the syntax doesn't show are caught by the `Carried` bound, on the same binding.)
 fn flow(cx: &Ctxt, h: &Handler) {
     let Some(flow) = &h.flow else { return };
+    borrowed_for_loops(cx, &flow.body);
     for id in flow.carried_locals() {
         let local = &flow.locals[id];
         let LocalKind::Binding { by_ref, borrowed, .. } = &local.kind else { continue };

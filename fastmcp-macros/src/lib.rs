@@ -6,11 +6,13 @@
 //!
 //! Each macro turns an `async fn name(..)` into a unit struct `name` that implements the runtime's handler
 //! trait, so `FastMcp::new(..).tool(name)` registers it, and keeps the fn callable as `name::invoke(..)`
-//! for unit tests. Set `FASTMCP_MACROS_DEBUG=1` while building to print every expansion to stderr.
+//! for unit tests (unless it awaits `.ask()`: then its body is compiled into a resumable state machine,
+//! see `flow`). Set `FASTMCP_MACROS_DEBUG=1` while building to print every expansion to stderr.
 //!
 //! The crate follows serde_derive's split: `attr` parses the macros' options, `model` builds a typed view of
-//! the fn, `check` validates it, `expand` generates code. Errors accumulate in a `Ctxt`, are spanned on the
-//! user's tokens, and are emitted next to the user's fn so the IDE keeps working.
+//! the fn (with `flow`, the model of a body that asks), `check` validates it, `expand` generates code.
+//! Errors accumulate in a `Ctxt`, are spanned on the user's tokens, and are emitted next to the user's fn so
+//! the IDE keeps working.
 #![forbid(unsafe_code)]
 
 mod attr;
@@ -56,6 +58,24 @@ use proc_macro::TokenStream;
 /// Options: `name = ".."` (default: the fn's name; 1–128 of `A-Za-z0-9_.-`), `title = ".."`,
 /// `description = ".."` (default: the doc comments), and the annotation flags `read_only`, `destructive`,
 /// `idempotent`, `open_world` (`flag` or `flag = false`).
+///
+/// # Asking the client: `.ask().await`
+///
+/// A body may await `.ask()` on an elicitation, a sampling request, `ListRoots`, `checkpoint()` or a tuple of
+/// these (`let answer = Confirm::elicit("Deploy?").ask().await?;`). The macro compiles the body into a
+/// resumable state machine: each `.ask()` ends the round, and the next round starts right after it, with the
+/// answer in its place. Nothing before an ask runs again.
+///
+/// - An `.ask().await` must be the first thing its statement evaluates (after paths and literals at most):
+///   a `let` initialiser, an expression statement or an `if`/`while` condition, in the fn's body or in a
+///   block of an if/else, a match arm, or a loop/while/for body that stands as a statement. `?` and method
+///   calls may follow it. Not in a closure, a nested `async` block, a nested fn, a macro call, a match guard.
+/// - The locals a later round reads travel in the request state, so they must be `Serialize +
+///   Deserialize` and owned (the error is on their `let`). Parameters come again with every round and are
+///   not carried (a `mut` one is, since it may have changed). A `for` loop that asks collects its items
+///   first, and carries the ones it has yet to visit.
+/// - A fn that asks has no `invoke`: drive it through the `ToolHandler` trait.
+/// - The same applies to `#[prompt]` and `#[resource]`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::run(Kind::Tool, args.into(), item.into()).into()

@@ -65,10 +65,22 @@ async fn progress_needs_a_token_and_only_increases() {
         if !modern {
             c.initialize("2025-11-25").await;
         }
-        let (_, notes) = with_notifications(&mut c, "a", "tools/call", json!({"_meta": meta.clone(), "name": "progress", "arguments": {"steps": 3}})).await;
+        let (_, notes) = with_notifications(
+            &mut c,
+            "a",
+            "tools/call",
+            json!({"_meta": meta.clone(), "name": "progress", "arguments": {"steps": 3}}),
+        )
+        .await;
         assert!(notes.is_empty(), "no token, no progress (modern: {modern}): {notes:?}");
         meta["progressToken"] = json!("tok");
-        let (r, notes) = with_notifications(&mut c, "b", "tools/call", json!({"_meta": meta, "name": "progress", "arguments": {"steps": 3}})).await;
+        let (r, notes) = with_notifications(
+            &mut c,
+            "b",
+            "tools/call",
+            json!({"_meta": meta, "name": "progress", "arguments": {"steps": 3}}),
+        )
+        .await;
         assert_eq!(first_text(&r["result"]), "done");
         let values: Vec<f64> = notes.iter().map(|n| n["params"]["progress"].as_f64().unwrap()).collect();
         assert_eq!(values, [1.0, 2.0, 3.0], "modern: {modern}");
@@ -119,7 +131,10 @@ async fn a_cancelled_call_stops_and_gets_no_response() {
         tokio::time::sleep(Duration::from_millis(100)).await;
         c.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "slow", "reason": "changed my mind"}})).await;
         tokio::time::sleep(Duration::from_millis(600)).await;
-        c.send(&json!({"jsonrpc": "2.0", "id": "m", "method": "tools/call", "params": {"_meta": meta, "name": "marker"}})).await;
+        c.send(
+            &json!({"jsonrpc": "2.0", "id": "m", "method": "tools/call", "params": {"_meta": meta, "name": "marker"}}),
+        )
+        .await;
         let next = c.recv().await;
         assert_eq!(next["id"], "m", "the cancelled request got no response (modern: {modern}): {next}");
         assert_eq!(first_text(&next["result"]), "false", "the handler never ran to its end");
@@ -129,7 +144,8 @@ async fn a_cancelled_call_stops_and_gets_no_response() {
 
 #[tokio::test]
 async fn a_tool_timeout_stops_the_handler() {
-    let mut c = StdioClient::spawn_with_env(env!("CARGO_BIN_EXE_fixture").into(), &[("FIXTURE_TOOL_TIMEOUT_MS", "200")]);
+    let mut c =
+        StdioClient::spawn_with_env(env!("CARGO_BIN_EXE_fixture").into(), &[("FIXTURE_TOOL_TIMEOUT_MS", "200")]);
     c.initialize("2025-11-25").await;
     let r = c.request("tools/call", json!({"name": "slow_marker", "arguments": {"ms": 600}})).await;
     assert_eq!(r["result"]["isError"], true);
@@ -153,7 +169,9 @@ async fn push_calls_work_on_legacy_sessions_and_name_ask_elsewhere() {
     assert_eq!(asked[0]["method"], "sampling/createMessage");
     assert_eq!(asked[0]["params"]["maxTokens"], 5);
     let (r, _) = c
-        .request_answering("tools/call", json!({"name": "push_roots"}), |_| Ok(json!({"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]})))
+        .request_answering("tools/call", json!({"name": "push_roots"}), |_| {
+            Ok(json!({"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]}))
+        })
         .await;
     assert_eq!(first_text(&r["result"]), "file:///a,file:///b");
 

@@ -173,7 +173,8 @@ async fn straight_line_runs_each_segment_once_and_carries_its_locals() {
     // Only `plan` lives across the first ask (the parameters come again with every round).
     assert_eq!(locals(&first), json!([{"service": "api", "replicas": 3}]));
 
-    let second = suspended(round(&deploy, &args, Some(resume(&first, &[("ask1", accept(json!({"confirm": true})))]))).await);
+    let second =
+        suspended(round(&deploy, &args, Some(resume(&first, &[("ask1", accept(json!({"confirm": true})))]))).await);
     assert_eq!(second.step, 2);
     assert_eq!(keys(&second), ["ask2"]);
     let InputRequest::CreateMessage(params) = &second.requests["ask2"] else { panic!("a sampling request") };
@@ -192,7 +193,8 @@ async fn early_return_in_a_resumed_round() {
     let declined = json!({"action": "decline"});
     let done = completed(round(&deploy, &args, Some(resume(&first, &[("ask1", declined)]))).await);
     assert_eq!(text(&done), "cancelled db");
-    let done = completed(round(&deploy, &args, Some(resume(&first, &[("ask1", accept(json!({"confirm": false})))]))).await);
+    let done =
+        completed(round(&deploy, &args, Some(resume(&first, &[("ask1", accept(json!({"confirm": false})))]))).await);
     assert_eq!(text(&done), "cancelled db");
 }
 
@@ -207,7 +209,8 @@ async fn a_malformed_answer_ends_the_round_with_invalid_params() {
             Ok(other) => panic!("{bad}: expected -32602, got {other:?}"),
         }
     }
-    let second = suspended(round(&deploy, &args, Some(resume(&first, &[("ask1", accept(json!({"confirm": true})))]))).await);
+    let second =
+        suspended(round(&deploy, &args, Some(resume(&first, &[("ask1", accept(json!({"confirm": true})))]))).await);
     let no_model = json!({"role": "assistant", "content": {"type": "text", "text": "x"}});
     let e = round(&deploy, &args, Some(resume(&second, &[("ask2", no_model)]))).await.expect_err("no model");
     assert_eq!(e.code(), Some(-32602));
@@ -310,9 +313,16 @@ async fn drive_with(tool: &impl ToolHandler, args: &Value, answers: &[Value]) ->
     loop {
         match step {
             Ok(Step::Suspend(s)) => {
-                let (key, request) = s.requests.iter().next().expect("one request");
-                if let InputRequest::Elicit(p) = request {
-                    asked.push(p.message.clone());
+                let Some((key, request)) = s.requests.iter().next() else {
+                    // A checkpoint: nothing to answer.
+                    asked.push("checkpoint".to_owned());
+                    step = round(tool, args, Some(resume(&s, &[]))).await;
+                    continue;
+                };
+                match request {
+                    InputRequest::Elicit(p) => asked.push(p.message.clone()),
+                    InputRequest::CreateMessage(_) => asked.push("sample".to_owned()),
+                    InputRequest::ListRoots => asked.push("roots".to_owned()),
                 }
                 let answer = answers.next().expect("an answer for every round").clone();
                 step = round(tool, args, Some(resume(&s, &[(key.as_str(), answer)]))).await;
@@ -327,8 +337,7 @@ async fn continue_and_break_keep_their_meaning_after_an_ask() {
     let n = |v: i64| accept(json!({"value": v}));
     let args = json!({"rows": 3});
     // row 1: 7, skip (continue), 8 → three cols; row 2: 0 → next row; row 3: decline → break the inner loop.
-    let (asked, done) =
-        drive_with(&grid, &args, &[n(7), n(1), n(8), n(0), json!({"action": "cancel"})]).await;
+    let (asked, done) = drive_with(&grid, &args, &[n(7), n(1), n(8), n(0), json!({"action": "cancel"})]).await;
     assert_eq!(asked, ["1.1", "1.2", "1.3", "2.1", "3.1"]);
     assert_eq!(text(&done), "1.1=7 1.3=8");
     // -1 breaks out of both loops at once.
@@ -368,8 +377,60 @@ async fn loop_with_a_value_and_carried_mut_parameter() {
     let (asked, done) = drive_with(&countdown, &args, &answers).await;
     assert_eq!(asked, ["add 4?", "add 30?", "add 2?", "extra?", "extra?", "extra?"]);
     assert_eq!(text(&done), "limit total=6 left=[1] extra=[9, 8]");
-    let (_, done) = drive_with(&countdown, &json!({"remaining": [], "limit": 1}), &[json!({"action": "decline"})]).await;
+    let (_, done) =
+        drive_with(&countdown, &json!({"remaining": [], "limit": 1}), &[json!({"action": "decline"})]).await;
     assert_eq!(text(&done), "empty total=0 left=[] extra=[]");
+}
+
+/// An ask as a `for` loop's iterator, an assignment from a `match` on an answer (and an answer assigned
+/// over a local, which is then not carried), a labelled block that asks, `+=` an answer, `return` an answer.
+#[tool]
+async fn shapes(skip: bool, mut total: i64) -> Result<String> {
+    let mut log = Vec::new();
+    for root in ListRoots.ask().await? {
+        let n = Number::elicit(root.uri.clone()).ask().await?;
+        log.push(format!("{}={}", root.uri, n.accepted().map(|n| n.value).unwrap_or_default()));
+    }
+    let mut x = 0;
+    x = match Number::elicit("x").ask().await?.accepted().map(|n| n.value) {
+        Some(1) => Number::elicit("again").ask().await?.accepted().map(|n| n.value).unwrap_or(9),
+        Some(v) => v,
+        None => x,
+    };
+    let y = 'found: {
+        if skip {
+            break 'found 1;
+        }
+        checkpoint().ask().await?;
+        2
+    };
+    total += Number::elicit("add").ask().await?.accepted().map(|n| n.value).unwrap_or_default();
+    if total > 100 {
+        return Ok(Sample::prompt("too big").ask().await?.text());
+    }
+    Ok(format!("{} x={x} y={y} total={total}", log.join(",")))
+}
+
+#[tokio::test]
+async fn iterators_assignments_and_labelled_blocks_that_ask() {
+    let n = |v: i64| accept(json!({"value": v}));
+    let answers = [roots(&["a", "b"]), n(1), n(2), n(1), n(5), n(10)];
+    let (asked, done) = drive_with(&shapes, &json!({"skip": false, "total": 1}), &answers).await;
+    assert_eq!(asked, ["roots", "a", "b", "x", "again", "checkpoint", "add"]);
+    assert_eq!(text(&done), "a=1,b=2 x=5 y=2 total=11");
+    let answers = [roots(&[]), n(7), n(200), sampled("way too big")];
+    let (asked, done) = drive_with(&shapes, &json!({"skip": true, "total": 0}), &answers).await;
+    assert_eq!(asked, ["roots", "x", "add", "sample"]);
+    assert_eq!(text(&done), "way too big");
+    // Asking "again", `x` is about to be overwritten: it isn't carried.
+    let first = suspended(round(&shapes, &json!({"skip": true, "total": 0}), None).await);
+    let second = suspended(
+        round(&shapes, &json!({"skip": true, "total": 0}), Some(resume(&first, &[("ask1", roots(&[]))]))).await,
+    );
+    let third =
+        suspended(round(&shapes, &json!({"skip": true, "total": 0}), Some(resume(&second, &[("ask3", n(1))]))).await);
+    assert_eq!(third.step, 4);
+    assert_eq!(locals(&third), json!([0, []]), "`total` and `log` travel, `x` doesn't");
 }
 
 // ---- branches, `?`, tuples, checkpoints ----------------------------------------------------------------
@@ -516,7 +577,8 @@ async fn prompts_and_resources_suspend_and_resume_too() {
     let args: BTreeMap<String, String> = [("code".to_owned(), "fn main() {}".to_owned())].into();
     let first = suspended(review.get(PromptGet::new("review", args.clone(), ctx())).await);
     assert_eq!(keys(&first), ["ask1"]);
-    let next = PromptGet::new("review", args, ctx()).resuming(resume(&first, &[("ask1", accept(json!({"answer": "terse"})))]));
+    let next =
+        PromptGet::new("review", args, ctx()).resuming(resume(&first, &[("ask1", accept(json!({"answer": "terse"})))]));
     let done = completed(review.get(next).await);
     let v = serde_json::to_value(&done).expect("serializes");
     assert_eq!(v["messages"][0]["content"]["text"], "Review in terse style:\nfn main() {}");
@@ -538,15 +600,17 @@ async fn rounds_run_on_other_threads() {
     let first = tokio::spawn(async move { suspended(round(&survey, &args, None).await) }).await.expect("joins");
     let args = json!({"questions": ["a", "b"]});
     let answer = accept(json!({"answer": "x"}));
-    let second = tokio::spawn(async move { suspended(round(&survey, &args, Some(resume(&first, &[("ask1", answer)]))).await) })
-        .await
-        .expect("joins");
+    let second =
+        tokio::spawn(async move { suspended(round(&survey, &args, Some(resume(&first, &[("ask1", answer)]))).await) })
+            .await
+            .expect("joins");
     assert_eq!(second.step, 1);
 }
 
 #[test]
 fn handlers_that_ask_have_a_fingerprint() {
-    let prints = [deploy.fingerprint(), survey.fingerprint(), grid.fingerprint(), review.fingerprint(), note.fingerprint()];
+    let prints =
+        [deploy.fingerprint(), survey.fingerprint(), grid.fingerprint(), review.fingerprint(), note.fingerprint()];
     assert!(prints.iter().all(|&p| p != 0));
     let mut unique = prints.to_vec();
     unique.sort_unstable();

@@ -98,7 +98,8 @@ async fn retries_that_are_wrong_are_refused_precisely() {
     let (requests_again, state_again) = input_required(&again);
     assert_eq!(state_again, state);
     assert_eq!(requests_again, requests);
-    let wrong_key = call(&mut c, caps(), "deploy", args.clone(), Some((json!({"other": {"action": "accept"}}), &state))).await;
+    let wrong_key =
+        call(&mut c, caps(), "deploy", args.clone(), Some((json!({"other": {"action": "accept"}}), &state))).await;
     assert_eq!(input_required(&wrong_key).1, state);
 
     // Extra keys are ignored.
@@ -144,7 +145,8 @@ async fn survey_asks_in_a_loop_and_keeps_every_answer_in_order() {
     let mut rounds = 0;
     let text = loop {
         rounds += 1;
-        let r = call(&mut c, caps(), "survey", args.clone(), retry.as_ref().map(|(a, s)| (a.clone(), s.as_str()))).await;
+        let r =
+            call(&mut c, caps(), "survey", args.clone(), retry.as_ref().map(|(a, s)| (a.clone(), s.as_str()))).await;
         if r["result"]["resultType"] == "complete" {
             break first_text(&r["result"]).to_owned();
         }
@@ -175,5 +177,60 @@ async fn sum_works_a_slice_per_state_only_round() {
         state = Some(result["requestState"].as_str().unwrap().to_owned());
     };
     assert_eq!(text, "sum=55 in 4 rounds");
+    c.close().await;
+}
+
+fn fixture() -> StdioClient {
+    StdioClient::spawn(env!("CARGO_BIN_EXE_fixture").into())
+}
+
+#[tokio::test]
+async fn a_tuple_of_asks_is_one_round_with_several_keys() {
+    let mut c = fixture();
+    let caps = json!({"elicitation": {}, "sampling": {}, "roots": {}});
+    let r1 = call(&mut c, caps.clone(), "multi", json!({}), None).await;
+    let (requests, state) = input_required(&r1);
+    assert_eq!(requests.len(), 3, "{requests:?}");
+    let mut answers = serde_json::Map::new();
+    for (key, request) in requests {
+        let answer = match request["method"].as_str().unwrap() {
+            "elicitation/create" => json!({"action": "accept", "content": {"name": "Grace"}}),
+            "sampling/createMessage" => sampled("Paris"),
+            "roots/list" => json!({"roots": [{"uri": "file:///srv", "name": "srv"}]}),
+            other => panic!("{other}"),
+        };
+        answers.insert(key.clone(), answer);
+    }
+    let r2 = call(&mut c, caps.clone(), "multi", json!({}), Some((Value::Object(answers.clone()), &state))).await;
+    assert_eq!(first_text(&r2["result"]), "Grace|Paris|1");
+    // Answering only some of the keys asks the same again.
+    let first = answers.keys().next().unwrap().clone();
+    let partial = json!({ first.clone(): answers[&first] });
+    let again = call(&mut c, caps, "multi", json!({}), Some((partial, &state))).await;
+    assert_eq!(input_required(&again).1, state);
+    c.close().await;
+}
+
+#[tokio::test]
+async fn url_elicitation_has_no_id_on_the_modern_wire() {
+    let mut c = fixture();
+    let caps = json!({"elicitation": {"url": {}}});
+    let r1 = call(&mut c, caps.clone(), "visit", json!({"url": "https://example.com/pay"}), None).await;
+    let (requests, state) = input_required(&r1);
+    let key = only_key(requests);
+    assert_eq!(requests[&key]["params"]["mode"], "url");
+    assert!(requests[&key]["params"].get("elicitationId").is_none());
+    let r2 = call(
+        &mut c,
+        caps,
+        "visit",
+        json!({"url": "https://example.com/pay"}),
+        Some((json!({ key: {"action": "decline"} }), &state)),
+    )
+    .await;
+    assert_eq!(first_text(&r2["result"]), "Declined");
+    let form_only = call(&mut c, json!({"elicitation": {}}), "visit", json!({"url": "https://x"}), None).await;
+    assert_eq!(form_only["error"]["code"], -32021);
+    assert_eq!(form_only["error"]["data"]["requiredCapabilities"], json!({"elicitation": {"url": {}}}));
     c.close().await;
 }

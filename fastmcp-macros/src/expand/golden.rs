@@ -67,15 +67,25 @@ fn golden_expansions() {
         }
         match std::fs::read_to_string(&golden) {
             Ok(expected) if expected == expanded => {}
-            Ok(expected) => failures.push(format!("{}: differs\n{}", golden.display(), first_difference(&expected, &expanded))),
+            Ok(expected) => {
+                failures.push(format!("{}: differs\n{}", golden.display(), first_difference(&expected, &expanded)))
+            }
             Err(_) => failures.push(format!("{}: missing (run with FASTMCP_BLESS=1)", golden.display())),
         }
     }
-    assert!(failures.is_empty(), "golden expansions out of date (FASTMCP_BLESS=1 rewrites them):\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "golden expansions out of date (FASTMCP_BLESS=1 rewrites them):\n{}",
+        failures.join("\n")
+    );
 }
 
 fn first_difference(expected: &str, actual: &str) -> String {
-    let line = expected.lines().zip(actual.lines()).position(|(e, a)| e != a).unwrap_or_else(|| expected.lines().count().min(actual.lines().count()));
+    let line = expected
+        .lines()
+        .zip(actual.lines())
+        .position(|(e, a)| e != a)
+        .unwrap_or_else(|| expected.lines().count().min(actual.lines().count()));
     format!(
         "  first difference at line {}:\n  expected: {}\n  actual:   {}",
         line + 1,

@@ -25,10 +25,8 @@ pub fn machine_fn(h: &Handler, flow: &Flow) -> TokenStream {
     let mut sig = h.item.sig.clone();
     super::strip_param_attrs(&mut sig);
     sig.ident = Ident::new("__fastmcp_machine", ident.span());
-    let extra: [FnArg; 2] = [
-        syn::parse_quote!(#slot: &#p::Slot),
-        syn::parse_quote!(__fastmcp_resume: ::core::option::Option<#p::Resume>),
-    ];
+    let extra: [FnArg; 2] =
+        [syn::parse_quote!(#slot: &#p::Slot), syn::parse_quote!(__fastmcp_resume: ::core::option::Option<#p::Resume>)];
     sig.inputs.extend(extra);
     let attrs = h.item.attrs.iter().filter(|a| !a.path().is_ident("doc") && !a.path().is_ident("cfg"));
 
@@ -49,9 +47,8 @@ pub fn machine_fn(h: &Handler, flow: &Flow) -> TokenStream {
     let arms = flow.asks.iter().enumerate().map(|(i, site)| {
         let k = i + 1;
         let step = LitInt::new(&k.to_string(), Span::call_site());
-        let open = (!site.carried.is_empty()).then(|| {
-            quote!(let mut __fastmcp_carried = #p::restore(#slot, &__fastmcp_locals).await;)
-        });
+        let open = (!site.carried.is_empty())
+            .then(|| quote!(let mut __fastmcp_carried = #p::restore(#slot, &__fastmcp_locals).await;));
         let restores = site.carried.iter().map(|&id| {
             let local = &flow.locals[id];
             let name = &local.ident;
@@ -66,10 +63,23 @@ pub fn machine_fn(h: &Handler, flow: &Flow) -> TokenStream {
         });
         let literals = site.literals.iter().filter_map(|&id| {
             let local = &flow.locals[id];
-            let LocalKind::Binding { literal: Some((ty, lit)), .. } = &local.kind else { return None };
+            let LocalKind::Binding { literal: Some(literal), .. } = &local.kind else { return None };
+            let (ty, lit) = &**literal;
             let name = &local.ident;
             let ty = ty.as_ref().map(|ty| quote!(: #ty));
             Some(quote!(let #name #ty = #lit;))
+        });
+        let declared = site.declared.iter().map(|&id| {
+            let local = &flow.locals[id];
+            let name = &local.ident;
+            let ty = match &local.kind {
+                LocalKind::Binding { ty: Some(ty), .. } => Some(quote!(: #ty)),
+                _ => None,
+            };
+            quote! {
+                #[allow(unused_mut)]
+                let mut #name #ty;
+            }
         });
         let stmts = lower.resume(&flow.body, k).stmts;
         quote! {
@@ -77,6 +87,7 @@ pub fn machine_fn(h: &Handler, flow: &Flow) -> TokenStream {
                 #open
                 #(#restores)*
                 #(#literals)*
+                #(#declared)*
                 #(#stmts)*
             }
         }

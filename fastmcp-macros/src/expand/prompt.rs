@@ -1,7 +1,7 @@
 //! `#[prompt]`: the unit struct, its `invoke` and `impl PromptHandler`.
 
 use super::{
-    arg_local, boxed_future, complete_method, machine, context_arg, dummy_const, duplicate_guard, option, private,
+    arg_local, boxed_future, complete_method, context_arg, dummy_const, duplicate_guard, machine, option, private,
     struct_and_invoke,
 };
 use crate::model::{Handler, ParamKind};

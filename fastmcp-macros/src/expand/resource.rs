@@ -1,6 +1,8 @@
 //! `#[resource("...")]`: the unit struct, its `invoke` and `impl ResourceHandler`.
 
-use super::{arg_local, boxed_future, complete_method, machine, context_arg, dummy_const, option, private, struct_and_invoke};
+use super::{
+    arg_local, boxed_future, complete_method, context_arg, dummy_const, machine, option, private, struct_and_invoke,
+};
 use crate::model::{Handler, ParamKind};
 use crate::uri_template::VarKind;
 use proc_macro2::{Span, TokenStream};

@@ -1,6 +1,8 @@
 //! `#[tool]`: the unit struct, its `invoke`, the arguments struct and `impl ToolHandler`.
 
-use super::{arg_local, boxed_future, machine, context_arg, dummy_const, duplicate_guard, option, private, struct_and_invoke};
+use super::{
+    arg_local, boxed_future, context_arg, dummy_const, duplicate_guard, machine, option, private, struct_and_invoke,
+};
 use crate::model::{Handler, ParamKind};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};

@@ -17,10 +17,10 @@ pub mod syntax;
 use crate::ctxt::Ctxt;
 use crate::model::{Kind, Param, ParamKind};
 use proc_macro2::{Group, Span, TokenStream};
-use syn::Ident;
 use quote::ToTokens;
 use scope::{Local, LocalId, LocalKind};
 use segment::Segmenter;
+use syn::Ident;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr};
 
@@ -42,6 +42,8 @@ pub struct AskSite {
     pub carried: Vec<LocalId>,
     /// Locals bound to a literal that the resuming arm binds again instead of carrying.
     pub literals: Vec<LocalId>,
+    /// Locals the resuming arm assigns before reading: declared there, uninitialised, not carried.
+    pub declared: Vec<LocalId>,
 }
 
 impl Flow {
@@ -61,17 +63,26 @@ impl Flow {
         let asks = (1..=marks.asks)
             .map(|k| {
                 let continuation = Segmenter::plain().resume(&body, k);
-                let reads = scope::free_names(&continuation);
-                let live: Vec<LocalId> = scopes.at_ask[k - 1]
+                let uses = scope::uses(&continuation);
+                let named = |id: LocalId, names: &std::collections::BTreeSet<String>| {
+                    names.contains(&scopes.locals[id].ident.to_string())
+                };
+                let in_scope = &scopes.at_ask[k - 1];
+                let live: Vec<LocalId> = in_scope
                     .iter()
                     .copied()
-                    .filter(|&id| reads.contains(&scopes.locals[id].ident.to_string()))
-                    .filter(|&id| travels(&scopes.locals[id]))
+                    .filter(|&id| named(id, &uses.reads) && travels(&scopes.locals[id]))
                     .collect();
-                let (literals, carried) = live.into_iter().partition(|&id| {
-                    matches!(scopes.locals[id].kind, LocalKind::Binding { literal: Some(_), .. })
-                });
-                AskSite { carried, literals }
+                let (literals, carried) = live
+                    .into_iter()
+                    .partition(|&id| matches!(scopes.locals[id].kind, LocalKind::Binding { literal: Some(_), .. }));
+                let declared = in_scope
+                    .iter()
+                    .copied()
+                    .filter(|&id| named(id, &uses.writes) && !named(id, &uses.reads))
+                    .filter(|&id| matches!(scopes.locals[id].kind, LocalKind::Binding { .. }))
+                    .collect();
+                AskSite { carried, literals, declared }
             })
             .collect();
         let (items, stmts) = body.stmts.into_iter().partition(|s| matches!(s, syn::Stmt::Item(_)));
@@ -158,12 +169,165 @@ pub fn fingerprint(tokens: &str) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::fingerprint;
+    use super::{Flow, fingerprint};
+    use crate::attr::Options;
+    use crate::ctxt::Ctxt;
+    use crate::model::{Handler, ItemFn, Kind};
+
+    /// The flow of a `#[tool]` fn, and the errors it reports.
+    fn flow(source: &str) -> (Option<Flow>, Vec<String>) {
+        let cx = Ctxt::new();
+        let item: ItemFn = syn::parse_str(source).expect("parses");
+        let h = Handler::new(&cx, Kind::Tool, Options::default(), item);
+        crate::check::run(&cx, &h);
+        let errors = match cx.check() {
+            Ok(()) => vec![],
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        };
+        (h.flow, errors)
+    }
+
+    /// Per ask: the carried locals, then the ones bound again from their literal.
+    fn carried(source: &str) -> Vec<(Vec<String>, Vec<String>)> {
+        let (flow, errors) = flow(source);
+        assert!(errors.is_empty(), "{errors:?}");
+        let flow = flow.expect("a flow");
+        let names = |ids: &[usize]| ids.iter().map(|&id| flow.locals[id].ident.to_string()).collect::<Vec<_>>();
+        flow.asks.iter().map(|a| (names(&a.carried), names(&a.literals))).collect()
+    }
+
+    fn only_carried(source: &str) -> Vec<Vec<String>> {
+        carried(source).into_iter().map(|(c, _)| c).collect()
+    }
+
+    #[test]
+    fn no_ask_no_flow() {
+        let (flow, errors) = flow("async fn f(x: u32) -> u32 { let ask = x; ask }");
+        assert!(flow.is_none() && errors.is_empty());
+    }
+
+    #[test]
+    fn carries_what_the_continuation_reads() {
+        let got = only_carried(
+            "async fn f(service: String, mut n: u32, ctx: Context) -> R {
+                let plan = format!(\"{service}\");
+                let unused_later = 1u8;
+                let _ = unused_later;
+                n += 1;
+                let a = A.ask().await?;
+                let b = B::new(&plan).ask().await?;
+                let _ = ctx;
+                Ok(format!(\"{plan} {a} {} {n}\", b.x))
+            }",
+        );
+        // `service` and `ctx` come again with every round; `mut n` may have changed, so it travels.
+        assert_eq!(got, [vec!["n", "plan"], vec!["n", "plan", "a"]]);
+    }
+
+    #[test]
+    fn shadowed_and_rebound_names_are_not_carried() {
+        let got = only_carried(
+            "async fn f() -> R {
+                let plan = 1u32;
+                let x = vec![plan];
+                A.ask().await?;
+                let plan = 2u32;
+                let f = |x: u32| x + plan;
+                Ok(f(3))
+            }",
+        );
+        assert_eq!(got, [Vec::<String>::new()]);
+    }
+
+    #[test]
+    fn literals_are_bound_again_not_carried() {
+        let got = carried(
+            "async fn f() -> R { let label = \"x\"; let n: i64 = -3; A.ask().await?; Ok(format!(\"{label}{n}\")) }",
+        );
+        assert_eq!(got, [(vec![], vec!["label".to_owned(), "n".to_owned()])]);
+    }
+
+    #[test]
+    fn loops_carry_their_queue_and_loop_carried_locals() {
+        let got = only_carried(
+            "async fn f(qs: Vec<String>) -> R {
+                let mut answers = Vec::new();
+                let mut tries = 0;
+                for q in qs {
+                    tries += 1;
+                    let a = A::new(q.clone()).ask().await?;
+                    answers.push(a);
+                }
+                while tries > 0 {
+                    tries -= 1;
+                    let m = match tries { 0 => M.ask().await?, n => n };
+                }
+                Ok(answers)
+            }",
+        );
+        assert_eq!(got, [vec!["answers", "tries", "__fastmcp_iter0"], vec!["answers", "tries"]]);
+    }
+
+    #[test]
+    fn match_arm_bindings_are_carried() {
+        let got = only_carried(
+            "async fn f(k: String) -> R { match k.parse::<u32>() { Ok(n) => { A.ask().await?; Ok(n) } Err(e) => Err(e) } }",
+        );
+        assert_eq!(got, [vec!["n"]]);
+    }
+
+    #[test]
+    fn where_asks_may_stand() {
+        let ok = [
+            "let a = A.ask().await?.b().c(x);",
+            "A.ask().await?;",
+            "answers.push(A.ask().await?);",
+            "f(x, 1, A.ask().await?);",
+            "let x = Ok(if c { A.ask().await? } else { 1 });",
+            "if A.ask().await?.ok { B.ask().await?; }",
+            "while let Some(x) = A.ask().await?.next() { B.ask().await?; }",
+            "for x in A.ask().await? { B.ask().await?; }",
+            "let y = 'l: { if c { break 'l 1; } A.ask().await? };",
+            "total += A.ask().await?;",
+            "x = match A.ask().await? { 1 => B.ask().await?, _ => 0 };",
+            "return A.ask().await;",
+        ];
+        for stmt in ok {
+            let (flow, errors) = flow(&format!("async fn f() -> R {{ {stmt} Ok(()) }}"));
+            assert!(errors.is_empty() && flow.is_some(), "{stmt}: {errors:?}");
+        }
+        let bad = [
+            ("let p = (g(), A.ask().await?);", "first thing a statement"),
+            ("let n = g() + A.ask().await?;", "first thing a statement"),
+            ("let n = x.f(if c { A.ask().await? } else { 0 });", "first thing a statement"),
+            ("let n = A.ask().await?.f(B.ask().await?);", "first thing a statement"),
+            ("match x { y if A.ask().await.is_ok() => {} _ => {} }", "first thing a statement"),
+            ("let v = xs.iter().map(|x| A.ask().await);", "inside a closure"),
+            ("let v = async { A.ask().await };", "nested `async` block"),
+            ("fn g() { let _ = A.ask().await; }", "nested fn"),
+            ("println!(\"{:?}\", A.ask().await);", "macro call (`println!`)"),
+        ];
+        for (stmt, why) in bad {
+            let (_, errors) = flow(&format!("async fn f() -> R {{ {stmt} Ok(()) }}"));
+            assert!(errors.len() == 1 && errors[0].contains(why), "{stmt}: {errors:?}");
+        }
+        // A handler declared inside compiles its own asks.
+        let (_, errors) = flow("async fn f() -> R { #[tool] async fn g() -> R { A.ask().await } Ok(()) }");
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+
+    #[test]
+    fn borrows_carried_across_an_ask_are_errors() {
+        let (_, errors) =
+            flow("async fn f(v: Vec<u8>) -> R { let a = &v; let ref b = v; let c = &v; A.ask().await?; Ok((a, b)) }");
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].starts_with("`a` is a borrow") && errors[1].starts_with("`b` is a `ref` binding"));
+    }
 
     #[test]
     fn fnv1a_reference_values() {
         assert_eq!(fingerprint(""), 0xcbf2_9ce4_8422_2325);
         assert_eq!(fingerprint("a"), 0xaf63_dc4c_8601_ec8c);
-        assert_eq!(fingerprint("foobar"), 0x85944171f73967e8);
+        assert_eq!(fingerprint("foobar"), 0x8594_4171_f739_67e8);
     }
 }

@@ -29,11 +29,13 @@ pub enum LocalKind {
     Param { context: bool },
     /// A `let`, `match` arm, `if let`, `while let` or `for` binding.
     Binding {
+        /// The type a `let name: Type` annotates.
+        ty: Option<Box<syn::Type>>,
         by_ref: bool,
         /// The `let`'s initialiser is a borrow (`&x`, `&mut x`).
         borrowed: bool,
         /// `let name = <literal>;` (or `let name: T = <literal>;`): evaluated again instead of carried.
-        literal: Option<(Option<syn::Type>, Expr)>,
+        literal: Option<Box<(Option<syn::Type>, Expr)>>,
     },
     /// The queue a `for` loop whose body suspends is materialised into.
     ForQueue,
@@ -79,9 +81,15 @@ impl ScopeWalk {
 
     fn bind(&mut self, pat: &Pat, borrowed: bool, literal: Option<(Option<syn::Type>, Expr)>) {
         let names = bindings(pat);
-        let literal = if names.len() == 1 { literal } else { None };
+        let single = names.len() == 1;
+        let literal = if single { literal } else { None };
+        let ty = match pat {
+            Pat::Type(t) if single => Some(t.ty.clone()),
+            _ => None,
+        };
         for (ident, by_ref, mutable) in names {
-            let kind = LocalKind::Binding { by_ref, borrowed, literal: literal.clone().filter(|_| !mutable) };
+            let literal = literal.clone().filter(|_| !mutable).map(Box::new);
+            let kind = LocalKind::Binding { ty: ty.clone(), by_ref, borrowed, literal };
             self.push(Local { span: ident.span(), ident, mutable, kind });
         }
     }
@@ -201,17 +209,25 @@ impl<'a> Visit<'a> for ScopeWalk {
     fn visit_item(&mut self, _: &'a Item) {}
 }
 
-/// The names `block` reads before binding them itself (a superset: identifiers in macro arguments that
-/// don't parse as expressions count too, as do inline format arguments like `{plan}`).
-pub fn free_names(block: &Block) -> BTreeSet<String> {
-    let mut f = Free { bound: vec![Vec::new()], free: BTreeSet::new() };
+/// What a continuation does with the names it doesn't bind itself.
+pub struct Uses {
+    /// Read before being bound or assigned (a superset: identifiers in macro arguments that don't parse as
+    /// expressions count too, as do inline format arguments like `{plan}`): their values must be carried.
+    pub reads: BTreeSet<String>,
+    /// Assigned (`x = ..`) before being read: they must exist, but their values are dead.
+    pub writes: BTreeSet<String>,
+}
+
+pub fn uses(block: &Block) -> Uses {
+    let mut f = Free { bound: vec![Vec::new()], free: BTreeSet::new(), assigned: BTreeSet::new() };
     f.visit_block(block);
-    f.free
+    Uses { reads: f.free, writes: f.assigned }
 }
 
 struct Free {
     bound: Vec<Vec<String>>,
     free: BTreeSet<String>,
+    assigned: BTreeSet<String>,
 }
 
 impl Free {
@@ -281,7 +297,10 @@ impl Free {
             }
             let end = rest.find(['}', ':']).unwrap_or(rest.len());
             let name = rest[..end].trim();
-            if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_') && !name.starts_with(char::is_numeric) {
+            if !name.is_empty()
+                && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+                && !name.starts_with(char::is_numeric)
+            {
                 self.reads(name.to_owned());
             }
         }
@@ -319,6 +338,19 @@ impl<'a> Visit<'a> for Free {
             Expr::Path(p) if p.qself.is_none() && p.path.leading_colon.is_none() && p.path.segments.len() == 1 => {
                 if let Some(seg) = p.path.segments.first() {
                     self.reads(seg.ident.to_string());
+                }
+            }
+            // `x = ..` overwrites `x`: from here on in this block, `x` holds a value this round made.
+            Expr::Assign(a) if matches!(&*a.left, Expr::Path(p) if p.path.get_ident().is_some()) => {
+                self.visit_expr(&a.right);
+                if let Expr::Path(p) = &*a.left
+                    && let Some(name) = p.path.get_ident().map(ToString::to_string)
+                    && !self.bound.iter().flatten().any(|b| *b == name)
+                {
+                    self.assigned.insert(name.clone());
+                    if let Some(scope) = self.bound.last_mut() {
+                        scope.push(name);
+                    }
                 }
             }
             Expr::Macro(m) => self.tokens(m.mac.tokens.clone()),

@@ -15,8 +15,8 @@
 use super::Flow;
 use super::scope::for_queue;
 use super::syntax::{
-    ask_index, ask_parts, block_contains, contains, for_index, head_mut, operands_mut, stmt_contains,
-    stmt_diverges, stmt_expr_mut, stmt_suspends, suspends, unit, uses_label,
+    ask_index, ask_parts, block_contains, contains, for_index, head_mut, operands_mut, stmt_contains, stmt_diverges,
+    stmt_expr_mut, stmt_suspends, suspends, unit, uses_label,
 };
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -76,7 +76,8 @@ impl<'f> Segmenter<'f> {
     /// A statement on the way forward, and whether it certainly diverges.
     fn forward_stmt(&self, s: &Stmt) -> (Stmt, bool) {
         if self.flow.is_none() {
-            return (s.clone(), false);
+            // A continuation keeps later asks as written, but stops where the user's code leaves the block.
+            return (s.clone(), stmt_diverges(s));
         }
         if !stmt_suspends(s) {
             return (s.clone(), stmt_diverges(s));
@@ -144,11 +145,7 @@ impl<'f> Segmenter<'f> {
                 x.body = self.forward_block(&x.body);
                 x.label = live_label(&x.label, &x.body);
             }
-            Expr::ForLoop(x) => {
-                if for_index(&x.attrs).is_some() {
-                    return self.materialize(x);
-                }
-            }
+            Expr::ForLoop(x) if for_index(&x.attrs).is_some() => return self.materialize(x),
             _ => {}
         }
         e
@@ -178,7 +175,7 @@ impl<'f> Segmenter<'f> {
         if let Some(e) = stmt_expr_mut(&mut s) {
             self.resume_in(e, k);
         }
-        let mut diverged = self.flow.is_some() && stmt_diverges(&s);
+        let mut diverged = stmt_diverges(&s);
         stmts.push(s);
         let mut rest = b.stmts[i + 1..].iter();
         while !diverged {
@@ -210,7 +207,11 @@ impl<'f> Segmenter<'f> {
                         **els = self.forward_expr(els);
                     }
                 } else if block_contains(&x.then_branch, k) {
-                    *e = Expr::Block(ExprBlock { attrs: Vec::new(), label: None, block: self.resume_block(&x.then_branch, k) });
+                    *e = Expr::Block(ExprBlock {
+                        attrs: Vec::new(),
+                        label: None,
+                        block: self.resume_block(&x.then_branch, k),
+                    });
                 } else if let Some((_, els)) = &mut x.else_branch {
                     let mut els = (**els).clone();
                     self.resume_in(&mut els, k);
@@ -290,7 +291,7 @@ impl<'f> Segmenter<'f> {
             }
         });
         // Bound again where the round resumes: read here, so the binding isn't unused in this arm.
-        let literals = site.literals.iter().map(|&id| &flow.locals[id].ident);
+        let literals = site.literals.iter().chain(&site.declared).map(|&id| &flow.locals[id].ident);
         let a = ask_witness(k);
         let key = key(k);
         let step = LitInt::new(&k.to_string(), span);

@@ -122,7 +122,13 @@ pub fn stmt_contains(s: &Stmt, k: usize) -> bool {
 pub fn is_construct(e: &Expr) -> bool {
     matches!(
         e,
-        Expr::Block(_) | Expr::Unsafe(_) | Expr::If(_) | Expr::Match(_) | Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_)
+        Expr::Block(_)
+            | Expr::Unsafe(_)
+            | Expr::If(_)
+            | Expr::Match(_)
+            | Expr::Loop(_)
+            | Expr::While(_)
+            | Expr::ForLoop(_)
     )
 }
 
@@ -227,9 +233,9 @@ pub fn diverges(e: &Expr) -> bool {
         Expr::Unsafe(b) => b.block.stmts.iter().any(stmt_diverges),
         Expr::If(i) => {
             diverges(&i.cond)
-                || i.else_branch.as_ref().is_some_and(|(_, els)| {
-                    i.then_branch.stmts.iter().any(stmt_diverges) && diverges(els)
-                })
+                || i.else_branch
+                    .as_ref()
+                    .is_some_and(|(_, els)| i.then_branch.stmts.iter().any(stmt_diverges) && diverges(els))
         }
         Expr::Loop(l) => !breaks_out(&l.body, l.label.as_ref()),
         Expr::While(w) => diverges(&w.cond),
@@ -247,7 +253,10 @@ pub fn diverges(e: &Expr) -> bool {
 }
 
 fn is_panic_macro(mac: &syn::Macro) -> bool {
-    mac.path.segments.last().is_some_and(|s| ["panic", "unreachable", "todo", "unimplemented"].iter().any(|m| s.ident == m))
+    mac.path
+        .segments
+        .last()
+        .is_some_and(|s| ["panic", "unreachable", "todo", "unimplemented"].iter().any(|m| s.ident == m))
 }
 
 /// Whether a `break` in `body` leaves the loop it is the body of (unlabelled and not inside an inner loop, or

@@ -116,10 +116,7 @@ pub struct CarriedLocal(serde_json::Result<Box<RawValue>>);
 /// type is inferred from where the local is carried). The [`Carried`] bound is the only check that the local
 /// can travel; the macro spans this call on the local's own binding, so rustc reports it there, once.
 pub fn carried<T: Carried>() -> LocalWitness<T> {
-    LocalWitness {
-        encode: |local| serde_json::value::to_raw_value(local),
-        decode: |json| serde_json::from_str(json),
-    }
+    LocalWitness { encode: |local| serde_json::value::to_raw_value(local), decode: |json| serde_json::from_str(json) }
 }
 
 /// The step, carried locals and answers a body starts from; step 0 with nothing for a first round.

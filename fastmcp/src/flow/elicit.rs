@@ -27,8 +27,8 @@ pub struct ElicitAsk<T> {
     form: PhantomData<fn() -> T>,
 }
 
-/// The user's response to a form.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The user's response to a form. Serializable when `T` is, so an answer can live across a later `.ask()`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Elicitation<T> {
     Accepted(T),
     Declined,
@@ -91,7 +91,7 @@ impl ElicitUrl {
 }
 
 /// The user's response to a URL elicitation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum UrlConsent {
     Accepted,
     Declined,

@@ -77,8 +77,8 @@ impl Sample {
     }
 }
 
-/// The client model's reply.
-#[derive(Debug, Clone, PartialEq)]
+/// The client model's reply. Serializable, so it can live across a later `.ask()`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Sampled(pub CreateMessageResult);
 
 impl Sampled {

@@ -103,6 +103,39 @@ async fn push_roots(ctx: Context) -> Result<String> {
     Ok(roots.into_iter().map(|r| r.uri).collect::<Vec<_>>().join(","))
 }
 
+/// A name, asked for with a form.
+#[elicit]
+struct Name {
+    /// Your name.
+    name: String,
+}
+
+/// Ask the user's name, then greet them.
+#[tool]
+async fn ask_name() -> Result<String> {
+    let answer = Name::elicit("What is your name?").ask().await?;
+    Ok(match answer.accepted() {
+        Some(Name { name }) => format!("Hello, {name}!"),
+        None => "No name given.".into(),
+    })
+}
+
+/// Ask for a form, a completion and the roots in one round.
+#[tool]
+async fn multi() -> Result<String> {
+    let (name, notes, roots) =
+        (Name::elicit("Name?"), Sample::prompt("Capital of France?").max_tokens(10), ListRoots).ask().await?;
+    let name = name.accepted().map(|n| n.name).unwrap_or_default();
+    Ok(format!("{name}|{}|{}", notes.text(), roots.len()))
+}
+
+/// Send the user to a URL and report their consent.
+#[tool]
+async fn visit(url: String) -> Result<String> {
+    let consent = ElicitUrl::new("Please sign in", url).ask().await?;
+    Ok(format!("{consent:?}"))
+}
+
 /// A resource whose reader panics.
 #[resource("fixture://panics")]
 async fn panics() -> String {
@@ -125,10 +158,19 @@ async fn main() -> fastmcp::Result<()> {
         .tool(ambient)
         .tool(push_sample)
         .tool(push_roots)
+        .tool(ask_name)
+        .tool(multi)
+        .tool(visit)
         .resource(panics)
         .max_message_bytes(env("FIXTURE_MAX_MESSAGE_BYTES").map_or(4 << 20, |v| v as usize))
         .page_size(env("FIXTURE_PAGE_SIZE").map_or(100, |v| v as usize))
         .shutdown_grace(Duration::from_secs(5));
+    if let Some(ms) = env("FIXTURE_ROUND_TIMEOUT_MS") {
+        server = server.round_timeout(Duration::from_millis(ms));
+    }
+    if env("FIXTURE_LEGACY_SHIM") == Some(0) {
+        server = server.legacy_shim(false);
+    }
     if let Some(ms) = env("FIXTURE_TOOL_TIMEOUT_MS") {
         server = server.tool_timeout(Duration::from_millis(ms));
     }
