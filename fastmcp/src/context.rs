@@ -40,8 +40,21 @@ pub struct Scope {
     pub client_capabilities: ClientCapabilities,
 }
 
+/// Who is calling, as authentication established it. A placeholder until the auth work lands: no transport
+/// fills it yet, so [`Context::auth`] is `None` everywhere today.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Auth {
+    /// The authenticated principal (for example issuer and subject).
+    pub principal: Option<String>,
+    /// The OAuth client the token was issued to.
+    pub client_id: Option<String>,
+    pub scopes: Vec<String>,
+}
+
 struct Inner {
     scope: Scope,
+    auth: Option<Auth>,
     cancel: CancellationToken,
     /// Where request-scoped notifications go (progress, logs); `None` where nothing can be sent.
     notify: Option<mpsc::Sender<String>>,
@@ -90,6 +103,7 @@ pub(crate) struct Extras {
     pub progress_token: Option<ProgressToken>,
     pub session: Option<Arc<SessionState>>,
     pub push: Option<Push>,
+    pub auth: Option<Auth>,
 }
 
 const NO_SESSION: &str = "there is no session on this request: the modern protocol (2026-07-28) is stateless. Keep \
@@ -106,6 +120,7 @@ impl Context {
         Self {
             inner: Arc::new(Inner {
                 scope,
+                auth: extras.auth,
                 cancel: extras.cancel.unwrap_or_default(),
                 notify: extras.notify,
                 log_level: extras.log_level,
@@ -151,6 +166,11 @@ impl Context {
     /// A handler can check it to choose another way than an `.ask()` the client could not answer.
     pub fn client_capabilities(&self) -> &ClientCapabilities {
         &self.inner.scope.client_capabilities
+    }
+
+    /// Who is calling, when authentication is on (see [`Auth`]).
+    pub fn auth(&self) -> Option<&Auth> {
+        self.inner.auth.as_ref()
     }
 
     // ---- cancellation ------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ pub mod server;
 pub mod state;
 pub mod transport;
 
-pub use context::Context;
+pub use context::{Auth, Context};
 pub use error::{Error, Result};
 pub use fastmcp_macros::{elicit, prompt, resource, tool};
 pub use handler::{Args, Json};

@@ -186,3 +186,20 @@ async fn push_calls_work_on_legacy_sessions_and_name_ask_elsewhere() {
     assert_eq!(r["result"]["isError"], true, "a client that never declared sampling is not asked: {r}");
     c.close().await;
 }
+
+#[tokio::test]
+async fn on_close_runs_when_the_session_ends() {
+    let mut c = fixture();
+    c.initialize("2025-11-25").await;
+    let r = c.request("tools/call", json!({"name": "watch_close"})).await;
+    assert_eq!(first_text(&r["result"]), "watching");
+    let (status, stderr) = c.close().await;
+    assert!(status.success());
+    assert!(stderr.contains("fixture: session closed"), "{stderr}");
+
+    let mut c = fixture();
+    let r = c.modern("tools/call", json!({"name": "watch_close"})).await;
+    assert_eq!(r["result"]["isError"], true, "no session on the modern protocol: {r}");
+    let (_, stderr) = c.close().await;
+    assert!(!stderr.contains("session closed"));
+}

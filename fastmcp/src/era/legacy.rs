@@ -91,6 +91,7 @@ pub(crate) async fn serve(server: &Server, session: &Session, link: Link<'_>, re
                     progress_token: super::progress_token(params),
                     session: Some(session.state.clone()),
                     push: link.outbound.map(|o| Push { outbound: o.clone(), timeout: server.options().round_timeout }),
+                    auth: None,
                 };
                 let ctx = Context::with(scope, extras);
                 let outbound = link.outbound.map(|o| &**o);

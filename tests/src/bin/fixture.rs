@@ -136,6 +136,13 @@ async fn visit(url: String) -> Result<String> {
     Ok(format!("{consent:?}"))
 }
 
+/// Say "session closed" on stderr when this session ends.
+#[tool]
+async fn watch_close(ctx: Context) -> Result<String> {
+    ctx.on_close(|| eprintln!("fixture: session closed"))?;
+    Ok("watching".into())
+}
+
 /// A resource whose reader panics.
 #[resource("fixture://panics")]
 async fn panics() -> String {
@@ -156,6 +163,7 @@ async fn main() -> fastmcp::Result<()> {
         .tool(remember)
         .tool(recall)
         .tool(ambient)
+        .tool(watch_close)
         .tool(push_sample)
         .tool(push_roots)
         .tool(ask_name)
