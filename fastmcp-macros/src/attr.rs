@@ -23,15 +23,20 @@ pub struct Options {
     pub destructive: Option<bool>,
     pub idempotent: Option<bool>,
     pub open_world: Option<bool>,
+    /// `timeout = "30s"`: how long one round of a tool call may run, in milliseconds.
+    pub timeout_ms: Option<u64>,
 }
 
 impl Kind {
     /// The option keys this macro accepts (the resource URI may also be given first, without a key).
     pub fn keys(self) -> &'static [&'static str] {
         match self {
-            Kind::Tool => &["name", "title", "description", "read_only", "destructive", "idempotent", "open_world"],
+            Kind::Tool => {
+                &["name", "title", "description", "read_only", "destructive", "idempotent", "open_world", "timeout"]
+            }
             Kind::Prompt => &["name", "title", "description"],
             Kind::Resource => &["uri", "name", "title", "description", "mime_type"],
+            Kind::SubFlow => &[],
         }
     }
 }
@@ -108,7 +113,30 @@ impl Options {
             "destructive" => self.destructive = flag(cx, key, meta),
             "idempotent" => self.idempotent = flag(cx, key, meta),
             "open_world" => self.open_world = flag(cx, key, meta),
+            "timeout" => self.timeout_ms = string(cx, key, meta).and_then(|lit| duration_ms(cx, &lit)),
             _ => {}
+        }
+    }
+}
+
+/// A duration like `"500ms"`, `"30s"` or `"2m"`, in milliseconds; at least 1 ms.
+fn duration_ms(cx: &Ctxt, lit: &LitStr) -> Option<u64> {
+    let text = lit.value();
+    let digits = text.trim().trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &text.trim()[digits.len()..];
+    let scale = match unit {
+        "ms" => Some(1),
+        "s" => Some(1_000),
+        "m" => Some(60_000),
+        _ => None,
+    };
+    match (digits.parse::<u64>().ok(), scale) {
+        (Some(n), Some(scale)) if n > 0 => n.checked_mul(scale),
+        _ => {
+            let e =
+                format!("`timeout` is a positive whole number with a unit: \"500ms\", \"30s\" or \"2m\", not {text:?}");
+            cx.error_spanned_by(lit, e);
+            None
         }
     }
 }
@@ -165,7 +193,10 @@ fn unknown_key(cx: &Ctxt, kind: Kind, meta: &Meta, key: &str) {
     if let Some(close) = closest(key, kind.keys()) {
         msg.push_str(&format!(": did you mean `{close}`?"));
     }
-    msg.push_str(&format!(" (valid options: {})", list(kind.keys())));
+    match kind.keys() {
+        [] => msg.push_str(": a sub-flow takes no options"),
+        keys => msg.push_str(&format!(" (valid options: {})", list(keys))),
+    }
     cx.error_spanned_by(meta.path(), msg);
 }
 

@@ -20,6 +20,22 @@ pub fn run(cx: &Ctxt, h: &Handler) {
             returns(cx, h, "its contents, like `-> String`");
             resource(cx, h);
         }
+        Kind::SubFlow => subflow(cx, h),
+    }
+}
+
+/// A sub-flow's arguments travel in its state (the client doesn't send them again), so each is a plain
+/// `name: T` with `T: Serialize + Deserialize`; there is no request context to take.
+fn subflow(cx: &Ctxt, h: &Handler) {
+    for p in &h.params {
+        match &p.kind {
+            ParamKind::Value(_) => {}
+            ParamKind::Context { .. } => cx.error_spanned_by(
+                &p.ty,
+                "a sub-flow has no request context: its arguments travel in the request state; take what you need from the context in the handler and pass it in",
+            ),
+            ParamKind::Args { .. } => {}
+        }
     }
 }
 
@@ -34,7 +50,13 @@ fn returns(cx: &Ctxt, h: &Handler, what: &str) {
 pub fn signature(cx: &Ctxt, kind: Kind, sig: &Signature) {
     let attr = kind.attr();
     if sig.asyncness.is_none() {
-        cx.error_at(sig.fn_token.span, format!("{attr} needs an `async fn`: add `async` before `fn`"));
+        let msg = match kind {
+            Kind::SubFlow => format!(
+                "{attr} on a fn makes a sub-flow, which needs an `async fn`: add `async` before `fn` (a form or a choice is a struct or an enum)"
+            ),
+            _ => format!("{attr} needs an `async fn`: add `async` before `fn`"),
+        };
+        cx.error_at(sig.fn_token.span, msg);
     }
     if let Some(c) = &sig.constness {
         cx.error_spanned_by(c, format!("{attr} fns can't be `const`"));
@@ -89,6 +111,7 @@ fn name(cx: &Ctxt, h: &Handler) {
                 cx.error_spanned_by(span, msg);
             }
         }
+        Kind::SubFlow => {}
         Kind::Prompt | Kind::Resource => {
             if name.is_empty() {
                 cx.error_spanned_by(span, "the name can't be empty");
@@ -106,6 +129,9 @@ fn params(cx: &Ctxt, h: &Handler) {
     for p in &h.params {
         if let Some((complete, _)) = &p.attrs.complete {
             match (&p.kind, h.kind) {
+                (_, Kind::SubFlow) => {
+                    cx.error_spanned_by(complete, "`#[complete]` is for prompt arguments and resource template variables")
+                }
                 (_, Kind::Tool) => cx.error_spanned_by(
                     complete,
                     "`#[complete]` is for prompt arguments and resource template variables; tools have no argument completion",
@@ -131,7 +157,14 @@ fn params(cx: &Ctxt, h: &Handler) {
         if matches!(p.kind, ParamKind::Args { .. }) && h.kind != Kind::Tool {
             cx.error_spanned_by(
                 &p.ty,
-                format!("`Args<T>` is for tools; {attr} takes one `name: T` parameter per argument (`T: FromStr`)"),
+                match h.kind {
+                    Kind::SubFlow => format!(
+                        "`Args<T>` is for tools; {attr} takes `name: T` parameters (`T: Serialize + Deserialize`)"
+                    ),
+                    _ => format!(
+                        "`Args<T>` is for tools; {attr} takes one `name: T` parameter per argument (`T: FromStr`)"
+                    ),
+                },
             );
         }
     }

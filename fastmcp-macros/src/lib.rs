@@ -57,7 +57,8 @@ use proc_macro::TokenStream;
 ///
 /// Options: `name = ".."` (default: the fn's name; 1–128 of `A-Za-z0-9_.-`), `title = ".."`,
 /// `description = ".."` (default: the doc comments), and the annotation flags `read_only`, `destructive`,
-/// `idempotent`, `open_world` (`flag` or `flag = false`).
+/// `idempotent`, `open_world` (`flag` or `flag = false`), and `timeout = "30s"` (`ms`, `s` or `m`): a
+/// round that runs longer is stopped and becomes an `isError` result (overrides `FastMcp::tool_timeout`).
 ///
 /// # Asking the client: `.ask().await`
 ///

@@ -20,6 +20,8 @@ pub enum Kind {
     Tool,
     Prompt,
     Resource,
+    /// `#[elicit]` on an `async fn`: a sub-flow a handler awaits with `.ask()`.
+    SubFlow,
 }
 
 impl Kind {
@@ -29,6 +31,7 @@ impl Kind {
             Kind::Tool => "#[tool]",
             Kind::Prompt => "#[prompt]",
             Kind::Resource => "#[resource]",
+            Kind::SubFlow => "#[elicit]",
         }
     }
 }
@@ -237,7 +240,7 @@ fn classify(cx: &Ctxt, kind: Kind, pat: &Pat, ty: &Type) -> Option<ParamKind> {
 fn unsupported_pattern(cx: &Ctxt, kind: Kind, pat: &Pat) {
     let hint = match kind {
         Kind::Tool => "use `name: Type`, or `Args(args): Args<T>` to take all arguments as one struct",
-        Kind::Prompt | Kind::Resource => "use `name: Type`",
+        Kind::Prompt | Kind::Resource | Kind::SubFlow => "use `name: Type`",
     };
     cx.error_spanned_by(pat, format!("unsupported parameter pattern in a {} fn: {hint}", kind.attr()));
 }

@@ -73,6 +73,16 @@ pub(crate) struct Push {
     pub timeout: std::time::Duration,
 }
 
+impl Push {
+    /// Sends one input request, shaped for the session's revision (as the shim sends them).
+    async fn send(&self, request: InputRequest, version: ProtocolVersion) -> Result<Value> {
+        let request = crate::era::shim::legacy_shape(request, version);
+        let raw = self.outbound.ask(&request, self.timeout).await;
+        let raw = raw.map_err(|e| Error::msg(format!("{}: {e}", request.method())))?;
+        Ok(serde_json::from_str(raw.get())?)
+    }
+}
+
 /// State kept per legacy connection: values handlers store, and what to run when the session ends.
 #[derive(Default)]
 pub(crate) struct SessionState {
@@ -307,15 +317,7 @@ impl Context {
         }
         let mut responses = InputResponses::new();
         for (key, request) in requests {
-            let raw = match &request {
-                InputRequest::Elicit(p) => push.outbound.request(request.method(), p, push.timeout).await,
-                InputRequest::CreateMessage(p) => push.outbound.request(request.method(), p, push.timeout).await,
-                InputRequest::ListRoots => {
-                    push.outbound.request(request.method(), &serde_json::json!({}), push.timeout).await
-                }
-            }
-            .map_err(|e| Error::msg(format!("{}: {e}", request.method())))?;
-            responses.insert(key, serde_json::from_str(raw.get())?);
+            responses.insert(key, push.send(request, self.protocol_version()).await?);
         }
         A::answer("push", &mut responses).map_err(Error::invalid_params)
     }

@@ -64,7 +64,9 @@ pub mod __private {
     pub use crate::context::Context;
     pub use crate::error::Error;
     pub use crate::flow::driver::{AskWitness, Carried, answer, carried, restore, resume_parts, suspend, witness};
-    pub use crate::flow::{Ask, ElicitForm, OnlyInsideHandlers, Resume, Slot, Step, Suspension, drive};
+    pub use crate::flow::{
+        Ask, ElicitForm, OnlyInsideHandlers, Pass, Resume, Slot, Step, SubFlow, SubFlowCall, Suspension, drive,
+    };
     pub use crate::handler::{
         BoxFuture, CompletionQuery, HandlerResult, IntoCompletion, IntoPromptResult, IntoResourceContents,
         IntoToolResult, PromptGet, PromptHandler, ResourceDefinition, ResourceHandler, ResourceRead, ToolCall,

@@ -136,46 +136,54 @@ const _: () = {
             ::fastmcp::__private::HandlerResult<::fastmcp::__private::CallToolResult>,
         > {
             ::std::boxed::Box::pin(async move {
-                let __fastmcp_args: __FastmcpArgs = match __fastmcp_call
-                    .parse_arguments()
-                {
-                    ::core::result::Result::Ok(__fastmcp_ok) => __fastmcp_ok,
-                    ::core::result::Result::Err(__fastmcp_err) => {
-                        return ::fastmcp::__private::invalid_arguments(
-                            "deploy",
-                            __fastmcp_err,
-                        );
-                    }
-                };
-                let __FastmcpArgs {
-                    service: __fastmcp_arg_0,
-                    replicas: __fastmcp_arg_1,
-                } = __fastmcp_args;
-                let __fastmcp_resume = __fastmcp_call.take_resume();
-                let __fastmcp_slot = ::fastmcp::__private::Slot::new();
-                let __fastmcp_body = deploy::__fastmcp_machine(
-                    __fastmcp_arg_0,
-                    __fastmcp_arg_1,
-                    &__fastmcp_slot,
-                    __fastmcp_resume,
-                );
-                match ::fastmcp::__private::drive(&__fastmcp_slot, __fastmcp_body).await?
-                {
-                    ::fastmcp::__private::Step::Complete(__fastmcp_out) => {
-                        ::core::result::Result::Ok(
-                            ::fastmcp::__private::Step::Complete(
-                                <Result<
-                                    String,
-                                > as ::fastmcp::__private::IntoToolResult>::into_tool_result(
-                                    __fastmcp_out,
+                let mut __fastmcp_resume = __fastmcp_call.take_resume();
+                loop {
+                    let __fastmcp_args: __FastmcpArgs = match __fastmcp_call
+                        .parse_arguments()
+                    {
+                        ::core::result::Result::Ok(__fastmcp_ok) => __fastmcp_ok,
+                        ::core::result::Result::Err(__fastmcp_err) => {
+                            return ::fastmcp::__private::invalid_arguments(
+                                "deploy",
+                                __fastmcp_err,
+                            );
+                        }
+                    };
+                    let __FastmcpArgs {
+                        service: __fastmcp_arg_0,
+                        replicas: __fastmcp_arg_1,
+                    } = __fastmcp_args;
+                    let __fastmcp_slot = ::fastmcp::__private::Slot::new();
+                    let __fastmcp_body = deploy::__fastmcp_machine(
+                        __fastmcp_arg_0,
+                        __fastmcp_arg_1,
+                        &__fastmcp_slot,
+                        __fastmcp_resume,
+                    );
+                    match ::fastmcp::__private::drive(&__fastmcp_slot, __fastmcp_body)
+                        .await?
+                    {
+                        ::fastmcp::__private::Pass::Complete(__fastmcp_out) => {
+                            break ::core::result::Result::Ok(
+                                ::fastmcp::__private::Step::Complete(
+                                    <Result<
+                                        String,
+                                    > as ::fastmcp::__private::IntoToolResult>::into_tool_result(
+                                        __fastmcp_out,
+                                    ),
                                 ),
-                            ),
-                        )
-                    }
-                    ::fastmcp::__private::Step::Suspend(__fastmcp_suspension) => {
-                        ::core::result::Result::Ok(
-                            ::fastmcp::__private::Step::Suspend(__fastmcp_suspension),
-                        )
+                            );
+                        }
+                        ::fastmcp::__private::Pass::Suspend(__fastmcp_suspension) => {
+                            break ::core::result::Result::Ok(
+                                ::fastmcp::__private::Step::Suspend(__fastmcp_suspension),
+                            );
+                        }
+                        ::fastmcp::__private::Pass::Again(__fastmcp_again) => {
+                            __fastmcp_resume = ::core::option::Option::Some(
+                                __fastmcp_again,
+                            );
+                        }
                     }
                 }
             })

@@ -157,6 +157,20 @@ async fn a_tool_timeout_stops_the_handler() {
 }
 
 #[tokio::test]
+async fn a_tool_can_set_its_own_timeout() {
+    let mut c = fixture();
+    c.initialize("2025-11-25").await;
+    let r = c.request("tools/call", json!({"name": "limited", "arguments": {"ms": 600}})).await;
+    assert!(first_text(&r["result"]).contains("timed out after 200 ms"), "{r}");
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let r = c.request("tools/call", json!({"name": "marker"})).await;
+    assert_eq!(first_text(&r["result"]), "false", "the timed-out handler was stopped");
+    let r = c.request("tools/call", json!({"name": "limited", "arguments": {"ms": 1}})).await;
+    assert_eq!(first_text(&r["result"]), "finished", "within its limit it runs to the end");
+    c.close().await;
+}
+
+#[tokio::test]
 async fn push_calls_work_on_legacy_sessions_and_name_ask_elsewhere() {
     let mut c = fixture();
     c.initialize_declaring("2025-11-25", json!({"sampling": {}, "roots": {}})).await;

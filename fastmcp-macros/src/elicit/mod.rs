@@ -1,4 +1,5 @@
-//! `#[elicit]`: the restricted elicitation form schema and the validation of answers.
+//! `#[elicit]`: the restricted elicitation form schema and the validation of answers; on an `async fn`, a
+//! sub-flow (compiled by `expand::subflow`, like a handler's body).
 //!
 //! On a struct with named fields it implements `ElicitForm` (`form.rs`): a flat `requestedSchema` built once
 //! per type, and `from_content`, which checks the client's untrusted answer against it and builds the
@@ -27,6 +28,11 @@ pub fn run(args: TokenStream, item: TokenStream) -> TokenStream {
     let out = match syn::parse2::<Item>(item.clone()) {
         Ok(Item::Struct(s)) => form::expand(args, s),
         Ok(Item::Enum(e)) => choice::expand(args, e),
+        // A sub-flow: compiled like a handler's body (a fn whose body doesn't parse yet is reported by rustc).
+        Ok(Item::Fn(_)) => return crate::expand::run(crate::model::Kind::SubFlow, args, item),
+        Err(_) if syn::parse2::<crate::model::ItemFn>(item.clone()).is_ok() => {
+            return crate::expand::run(crate::model::Kind::SubFlow, args, item);
+        }
         Ok(other) => {
             let span = match &other {
                 Item::Fn(f) => f.sig.fn_token.span,
@@ -34,11 +40,7 @@ pub fn run(args: TokenStream, item: TokenStream) -> TokenStream {
                 Item::Type(t) => t.type_token.span,
                 other => other.span(),
             };
-            let what = if matches!(other, Item::Fn(_)) {
-                "#[elicit] on a fn (a reusable sub-flow) is not supported yet; it goes on a struct with named fields (a form) or an enum of unit variants (a choice)"
-            } else {
-                "#[elicit] goes on a struct with named fields (a form) or an enum of unit variants (a choice)"
-            };
+            let what = "#[elicit] goes on a struct with named fields (a form), an enum of unit variants (a choice) or an `async fn` (a sub-flow)";
             let error = syn::Error::new(span, what).to_compile_error();
             quote!(#item #error)
         }

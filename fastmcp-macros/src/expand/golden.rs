@@ -12,7 +12,7 @@ use syn::{Attribute, Item, Meta};
 
 fn kind(attr: &Attribute) -> Option<Kind> {
     let path = attr.path();
-    [("tool", Kind::Tool), ("prompt", Kind::Prompt), ("resource", Kind::Resource)]
+    [("tool", Kind::Tool), ("prompt", Kind::Prompt), ("resource", Kind::Resource), ("elicit", Kind::SubFlow)]
         .into_iter()
         .find_map(|(name, kind)| path.is_ident(name).then_some(kind))
 }

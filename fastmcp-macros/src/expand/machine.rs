@@ -19,12 +19,16 @@ use syn::{FnArg, Ident, LitInt};
 
 /// The hidden fn the body is compiled into, as an inherent associated fn of the handler's unit struct.
 pub fn machine_fn(h: &Handler, flow: &Flow) -> TokenStream {
+    machine_fn_of(h, flow, &h.item.sig.ident)
+}
+
+/// The same, as an inherent associated fn of `ident` (a sub-flow's arguments struct).
+pub fn machine_fn_of(h: &Handler, flow: &Flow, ident: &Ident) -> TokenStream {
     let p = private();
-    let ident = &h.item.sig.ident;
     let slot = slot();
     let mut sig = h.item.sig.clone();
     super::strip_param_attrs(&mut sig);
-    sig.ident = Ident::new("__fastmcp_machine", ident.span());
+    sig.ident = Ident::new("__fastmcp_machine", h.item.sig.ident.span());
     let extra: [FnArg; 2] =
         [syn::parse_quote!(#slot: &#p::Slot), syn::parse_quote!(__fastmcp_resume: ::core::option::Option<#p::Resume>)];
     sig.inputs.extend(extra);
@@ -113,9 +117,18 @@ pub fn machine_fn(h: &Handler, flow: &Flow) -> TokenStream {
 }
 
 /// One round of the machine, inside the handler's future: `source` is the call (get, read) the resume is
-/// taken from, `args` the machine's arguments, `complete` what a complete step's output `__fastmcp_out`
-/// becomes (a `HandlerResult`).
-pub fn run_round(h: &Handler, source: &Ident, args: &[TokenStream], complete: TokenStream) -> TokenStream {
+/// taken from, `reads` the statements that bind the machine's arguments `args` from it, `complete` what a
+/// complete step's output `__fastmcp_out` becomes (a `HandlerResult`).
+///
+/// A body that reaches a sub-flow stops with `Pass::Again` and runs again at once from there, in the same
+/// round: the loop binds the arguments afresh (the body consumed them) and passes the resume on.
+pub fn run_round(
+    h: &Handler,
+    source: &Ident,
+    reads: TokenStream,
+    args: &[TokenStream],
+    complete: TokenStream,
+) -> TokenStream {
     let p = private();
     let ident = &h.item.sig.ident;
     // The `Send` bound of `drive`, the whole call spanned on the fn's name: a body that isn't `Send` is
@@ -123,13 +136,17 @@ pub fn run_round(h: &Handler, source: &Ident, args: &[TokenStream], complete: To
     let span = ident.span();
     let drive = quote_spanned!(span=> ::fastmcp::__private::drive(&__fastmcp_slot, __fastmcp_body).await);
     quote! {
-        let __fastmcp_resume = #source.take_resume();
-        let __fastmcp_slot = #p::Slot::new();
-        let __fastmcp_body = #ident::__fastmcp_machine(#(#args,)* &__fastmcp_slot, __fastmcp_resume);
-        match #drive? {
-            #p::Step::Complete(__fastmcp_out) => #complete,
-            #p::Step::Suspend(__fastmcp_suspension) => {
-                ::core::result::Result::Ok(#p::Step::Suspend(__fastmcp_suspension))
+        let mut __fastmcp_resume = #source.take_resume();
+        loop {
+            #reads
+            let __fastmcp_slot = #p::Slot::new();
+            let __fastmcp_body = #ident::__fastmcp_machine(#(#args,)* &__fastmcp_slot, __fastmcp_resume);
+            match #drive? {
+                #p::Pass::Complete(__fastmcp_out) => break #complete,
+                #p::Pass::Suspend(__fastmcp_suspension) => {
+                    break ::core::result::Result::Ok(#p::Step::Suspend(__fastmcp_suspension));
+                }
+                #p::Pass::Again(__fastmcp_again) => __fastmcp_resume = ::core::option::Option::Some(__fastmcp_again),
             }
         }
     }
@@ -138,16 +155,21 @@ pub fn run_round(h: &Handler, source: &Ident, args: &[TokenStream], complete: To
 /// `fn fingerprint`: a hash of the fn's signature and body, so request state minted by another build of
 /// the flow is refused.
 pub fn fingerprint_method(h: &Handler) -> TokenStream {
-    let sig = &h.item.sig;
-    let body = &h.item.body;
-    let tokens = quote!(#sig #body).to_string();
-    let hash = crate::flow::fingerprint(&tokens);
-    let hash = LitInt::new(&format!("{hash:#018x}u64"), Span::call_site());
+    let hash = fingerprint_lit(h);
     quote! {
         fn fingerprint(&self) -> u64 {
             #hash
         }
     }
+}
+
+/// The hash of the fn's signature and body, as a `u64` literal.
+pub fn fingerprint_lit(h: &Handler) -> LitInt {
+    let sig = &h.item.sig;
+    let body = &h.item.body;
+    let tokens = quote!(#sig #body).to_string();
+    let hash = crate::flow::fingerprint(&tokens);
+    LitInt::new(&format!("{hash:#018x}u64"), Span::call_site())
 }
 
 /// The handler's parameter the round's resume comes from, taken mutably when the handler asks.

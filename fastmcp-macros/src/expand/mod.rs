@@ -11,6 +11,7 @@ mod golden;
 mod machine;
 mod prompt;
 mod resource;
+mod subflow;
 mod tool;
 
 use crate::attr::{Completer, Options, stays_on_param};
@@ -44,6 +45,7 @@ fn expand(kind: Kind, args: TokenStream, item: ItemFn) -> TokenStream {
             Kind::Tool => tool::expand(&handler),
             Kind::Prompt => prompt::expand(&handler),
             Kind::Resource => resource::expand(&handler),
+            Kind::SubFlow => subflow::expand(&handler),
         },
         Err(errors) => {
             let mut item = handler.item;

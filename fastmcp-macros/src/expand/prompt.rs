@@ -56,19 +56,14 @@ pub fn expand(h: &Handler) -> TokenStream {
 
     let done = quote!(#result(__fastmcp_out, #description));
     let run = match &h.flow {
-        Some(_) => machine::run_round(h, &get, &call_args, done),
+        Some(_) => machine::run_round(h, &get, quote!(#(#reads)*), &call_args, done),
         None => quote! {
+            #(#reads)*
             let __fastmcp_out = #ident::invoke(#(#call_args),*).await;
             #done
         },
     };
-    let future = boxed_future(
-        h,
-        quote! {
-            #(#reads)*
-            #run
-        },
-    );
+    let future = boxed_future(h, run);
     let get_param = machine::source_param(h, &get);
     let machine = h.flow.as_ref().map(|flow| machine::machine_fn(h, flow));
     let fingerprint = h.flow.as_ref().map(|_| machine::fingerprint_method(h));

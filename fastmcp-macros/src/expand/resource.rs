@@ -58,19 +58,14 @@ pub fn expand(h: &Handler) -> TokenStream {
 
     let done = quote!(#result(__fastmcp_out, #read.uri(), #mime_type));
     let run = match &h.flow {
-        Some(_) => machine::run_round(h, &read, &call_args, done),
+        Some(_) => machine::run_round(h, &read, quote!(#(#reads)*), &call_args, done),
         None => quote! {
+            #(#reads)*
             let __fastmcp_out = #ident::invoke(#(#call_args),*).await;
             #done
         },
     };
-    let future = boxed_future(
-        h,
-        quote! {
-            #(#reads)*
-            #run
-        },
-    );
+    let future = boxed_future(h, run);
     let read_param = machine::source_param(h, &read);
     let machine = h.flow.as_ref().map(|flow| machine::machine_fn(h, flow));
     let fingerprint = h.flow.as_ref().map(|_| machine::fingerprint_method(h));

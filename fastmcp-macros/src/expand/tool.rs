@@ -80,29 +80,34 @@ pub fn expand(h: &Handler) -> TokenStream {
     let annotations = annotations(h);
 
     let complete = quote!(::core::result::Result::Ok(#p::Step::Complete(#into_result(__fastmcp_out))));
+    let reads = quote! {
+        let #parsed: #args_ty = match #call.parse_arguments() {
+            ::core::result::Result::Ok(__fastmcp_ok) => __fastmcp_ok,
+            ::core::result::Result::Err(__fastmcp_err) => {
+                return #p::invalid_arguments(#name, __fastmcp_err);
+            }
+        };
+        #destructure
+    };
     let run = match &h.flow {
-        Some(_) => machine::run_round(h, &call, &call_args, complete),
+        Some(_) => machine::run_round(h, &call, reads, &call_args, complete),
         None => quote! {
+            #reads
             let __fastmcp_out = #ident::invoke(#(#call_args),*).await;
             #complete
         },
     };
-    let future = boxed_future(
-        h,
-        quote! {
-            let #parsed: #args_ty = match #call.parse_arguments() {
-                ::core::result::Result::Ok(__fastmcp_ok) => __fastmcp_ok,
-                ::core::result::Result::Err(__fastmcp_err) => {
-                    return #p::invalid_arguments(#name, __fastmcp_err);
-                }
-            };
-            #destructure
-            #run
-        },
-    );
+    let future = boxed_future(h, run);
     let call_param = machine::source_param(h, &call);
     let machine = h.flow.as_ref().map(|flow| machine::machine_fn(h, flow));
     let fingerprint = h.flow.as_ref().map(|_| machine::fingerprint_method(h));
+    let timeout = h.options.timeout_ms.map(|ms| {
+        quote! {
+            fn timeout(&self) -> ::core::option::Option<::core::time::Duration> {
+                ::core::option::Option::Some(::core::time::Duration::from_millis(#ms))
+            }
+        }
+    });
 
     let impl_items = quote! {
         #args_def
@@ -126,6 +131,8 @@ pub fn expand(h: &Handler) -> TokenStream {
             }
 
             #fingerprint
+
+            #timeout
         }
     };
 

@@ -252,7 +252,7 @@ impl<'a> Visit<'a> for Report<'_> {
     fn visit_item(&mut self, item: &'a Item) {
         // A nested handler is compiled by its own macro.
         if let Item::Fn(f) = item
-            && f.attrs.iter().any(|a| ["tool", "prompt", "resource"].iter().any(|m| a.path().is_ident(m)))
+            && f.attrs.iter().any(|a| ["tool", "prompt", "resource", "elicit"].iter().any(|m| a.path().is_ident(m)))
         {
             return;
         }

@@ -7,7 +7,7 @@
 pub(crate) mod legacy;
 pub(crate) mod modern;
 pub(crate) mod outbound;
-mod shim;
+pub(crate) mod shim;
 
 use crate::protocol::{
     CancelledParams, ClientCapabilities, ElicitMode, ErrorObject, Inbound, InputRequest, InputRequests, JsonObject,

@@ -37,7 +37,7 @@ pub(crate) async fn serve(server: &Server, link: Link<'_>, req: Request, meta: J
         };
         let ctx = Context::with(scope, extras);
         match dispatch::dispatch(server, method, req.params.as_deref(), ctx.clone(), Round::Wire).await {
-            Outcome::Suspend(suspended) => input_required(server, &ctx, suspended),
+            Outcome::Suspend(suspended) => input_required(server, &ctx, *suspended),
             other => other,
         }
     } else if REMOVED.contains(&method) {

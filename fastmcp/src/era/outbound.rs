@@ -1,6 +1,6 @@
 //! Server-to-client requests on a legacy session: ids, the pending map, and routing the client's responses.
 
-use crate::protocol::{ErrorObject, OutboundMessage, RequestId};
+use crate::protocol::{ErrorObject, InputRequest, OutboundMessage, RequestId};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
@@ -80,6 +80,15 @@ impl Outbound {
             Err(_) => Err(OutboundError::TimedOut(timeout)),
             Ok(Err(_)) => Err(OutboundError::Closed),
             Ok(Ok(reply)) => reply.map_err(OutboundError::Client),
+        }
+    }
+
+    /// Sends one input request as the server-to-client request it names.
+    pub async fn ask(&self, request: &InputRequest, timeout: Duration) -> Result<Box<RawValue>, OutboundError> {
+        match request {
+            InputRequest::Elicit(p) => self.request(request.method(), p, timeout).await,
+            InputRequest::CreateMessage(p) => self.request(request.method(), p, timeout).await,
+            InputRequest::ListRoots => self.request(request.method(), &serde_json::json!({}), timeout).await,
         }
     }
 

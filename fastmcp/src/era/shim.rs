@@ -26,7 +26,7 @@ pub(crate) async fn fulfil(
     method: &str,
     params: Option<&RawValue>,
     ctx: Context,
-    first: Suspended,
+    first: Box<Suspended>,
 ) -> Outcome {
     let options = server.options();
     let mut suspended = first;
@@ -82,12 +82,7 @@ async fn ask_client(
 ) -> Result<InputResponses, String> {
     let asks = requests.into_iter().map(|(key, request)| async move {
         let request = legacy_shape(request, version);
-        let raw = match &request {
-            InputRequest::Elicit(p) => outbound.request(request.method(), p, timeout).await,
-            InputRequest::CreateMessage(p) => outbound.request(request.method(), p, timeout).await,
-            InputRequest::ListRoots => outbound.request(request.method(), &serde_json::json!({}), timeout).await,
-        }
-        .map_err(|e| format!("{} ({key}): {e}", request.method()))?;
+        let raw = outbound.ask(&request, timeout).await.map_err(|e| format!("{} ({key}): {e}", request.method()))?;
         let value = serde_json::from_str(raw.get()).map_err(|e| format!("{key}: {e}"))?;
         Ok::<_, String>((key, value))
     });
@@ -97,7 +92,7 @@ async fn ask_client(
 /// Adapts a modern input request to the session's revision: URL-mode elicitation needs an
 /// `elicitationId` on the 2025-11-25 wire, and revisions before it know no `mode` for forms and no titled
 /// `oneOf` selects (they get `enum` + `enumNames`).
-fn legacy_shape(mut request: InputRequest, version: ProtocolVersion) -> InputRequest {
+pub(crate) fn legacy_shape(mut request: InputRequest, version: ProtocolVersion) -> InputRequest {
     if let InputRequest::Elicit(params) = &mut request {
         match params.mode {
             Some(ElicitMode::Url) => params.elicitation_id = Some(random_id()),

@@ -11,7 +11,7 @@
 //! ([`LocalWitness::carry`]) and decodes it where the next one resumes ([`Locals::take`]).
 
 use super::ask::Ask;
-use super::{Resume, Step, Suspension};
+use super::{Resume, Suspension};
 use crate::error::Error;
 use crate::protocol::{InputRequests, InputResponses};
 use crate::state::StateError;
@@ -28,7 +28,17 @@ use std::task::Poll;
 /// Where a body leaves its suspension (or a failure the client must see as a protocol error).
 #[derive(Debug, Default)]
 pub struct Slot {
-    filled: Mutex<Option<Result<Suspension, Error>>>,
+    filled: Mutex<Option<Result<Pause, Error>>>,
+}
+
+/// What a body that stopped left in its slot.
+#[derive(Debug)]
+enum Pause {
+    /// The round ends here.
+    Suspend(Suspension),
+    /// The body stopped at a sub-flow it has not run yet: the driver runs the body again at once from there
+    /// (see [`super::subflow`]), without ending the round.
+    Again(Resume),
 }
 
 impl Slot {
@@ -36,11 +46,21 @@ impl Slot {
         Self::default()
     }
 
-    fn fill(&self, outcome: Result<Suspension, Error>) {
+    fn fill(&self, outcome: Result<Pause, Error>) {
         *self.filled.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(outcome);
     }
 
-    fn take(&self) -> Option<Result<Suspension, Error>> {
+    /// Ends the round with this suspension (the body waits forever and is dropped).
+    pub(crate) fn suspend(&self, suspension: Result<Suspension, Error>) {
+        self.fill(suspension.map(Pause::Suspend));
+    }
+
+    /// Stops the body and has the driver run it again at once from `resume`.
+    pub(crate) fn again(&self, resume: Result<Resume, Error>) {
+        self.fill(resume.map(Pause::Again));
+    }
+
+    fn take(&self) -> Option<Result<Pause, Error>> {
         self.filled.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take()
     }
 
@@ -60,20 +80,33 @@ impl Slot {
     /// What an `.ask().await` becomes in the copy of a handler the macro emits next to its compile errors, so
     /// the rest of the body still type-checks without more errors. That copy never builds, so this never runs.
     #[doc(hidden)]
-    pub fn unlowered<A: Ask>(ask: A) -> Result<A::Output, Error> {
+    pub fn unlowered<P: Point>(ask: P) -> Result<P::Output, Error> {
         drop(ask);
         Err(Error::internal("`.ask()` outside a compiled handler body"))
     }
 }
 
-/// Runs a body until it completes or suspends. The `Send` bound is the check that a handler's body can run
+/// How one pass of a body ended.
+#[derive(Debug)]
+pub enum Pass<T> {
+    /// The body finished with this result.
+    Complete(T),
+    /// The round ended at an `.ask()`.
+    Suspend(Suspension),
+    /// The body reached a sub-flow: run it again at once from this resume, in the same round (the caller of
+    /// [`drive`] loops, building the body afresh from the same arguments).
+    Again(Resume),
+}
+
+/// Runs a body until it completes or stops. The `Send` bound is the check that a handler's body can run
 /// on a multi-threaded runtime; the macro spans this call on the fn's name, so that is where rustc reports it.
-pub async fn drive<F: Future + Send>(slot: &Slot, body: F) -> Result<Step<F::Output>, Error> {
+pub async fn drive<F: Future + Send>(slot: &Slot, body: F) -> Result<Pass<F::Output>, Error> {
     let mut body = pin!(body);
     std::future::poll_fn(|cx| match body.as_mut().poll(cx) {
-        Poll::Ready(output) => Poll::Ready(Ok(Step::Complete(output))),
+        Poll::Ready(output) => Poll::Ready(Ok(Pass::Complete(output))),
         Poll::Pending => match slot.take() {
-            Some(Ok(suspension)) => Poll::Ready(Ok(Step::Suspend(suspension))),
+            Some(Ok(Pause::Suspend(suspension))) => Poll::Ready(Ok(Pass::Suspend(suspension))),
+            Some(Ok(Pause::Again(resume))) => Poll::Ready(Ok(Pass::Again(resume))),
             Some(Err(error)) => Poll::Ready(Err(error)),
             None => Poll::Pending,
         },
@@ -84,8 +117,71 @@ pub async fn drive<F: Future + Send>(slot: &Slot, body: F) -> Result<Step<F::Out
 /// A value whose type names an ask's type, so a resume arm can decode that ask's answer without the builder.
 pub type AskWitness<A> = Option<PhantomData<fn() -> A>>;
 
-pub fn witness<A: Ask>(_: &A) -> AskWitness<A> {
+pub fn witness<P: Point>(_: &P) -> AskWitness<P> {
     Some(PhantomData)
+}
+
+/// What may stand before `.ask().await` in a handler: every [`Ask`] (the round ends there, and the next one
+/// reads the answer), and every sub-flow ([`SubFlowCall`](super::SubFlowCall): the caller stays at that
+/// point for as many rounds as the sub-flow takes). The generated code is the same for both; which one a
+/// point is, is decided here, by type.
+pub trait Point: Send + Sized + 'static {
+    /// What `.ask().await` yields (inside `Result<_, Error>`).
+    type Output;
+
+    /// Reached on the way forward: ends the round with this point's requests (or, for a sub-flow, has the
+    /// driver resume here at once). `locals` are the caller's carried locals, encoded.
+    #[doc(hidden)]
+    fn reach(self, slot: &Slot, step: u32, key: &str, locals: Result<Box<RawValue>, Error>);
+
+    /// Resumed here: the point's output, from the round's answers. A malformed answer fails the round
+    /// through `slot`; a sub-flow that asks again suspends the caller again at the same step.
+    #[doc(hidden)]
+    fn resume(
+        slot: &Slot,
+        key: &str,
+        answers: &mut Answers,
+    ) -> impl Future<Output = Result<Self::Output, Error>> + Send;
+}
+
+impl<A: Ask> Point for A {
+    type Output = A::Output;
+
+    fn reach(self, slot: &Slot, step: u32, key: &str, locals: Result<Box<RawValue>, Error>) {
+        let mut requests = InputRequests::new();
+        self.requests(key, &mut requests);
+        slot.suspend(locals.map(|locals| Suspension { step, requests, locals }));
+    }
+
+    fn resume(slot: &Slot, key: &str, answers: &mut Answers) -> impl Future<Output = Result<A::Output, Error>> + Send {
+        // Read in the first poll, so the future never holds the answer (its type need not be `Send`).
+        let mut answers = Some(answers);
+        std::future::poll_fn(move |_| match answers.take().map(|a| A::answer(key, &mut a.responses)) {
+            Some(Ok(output)) => Poll::Ready(Ok(output)),
+            Some(Err(why)) => {
+                slot.suspend(Err(Error::invalid_params(why)));
+                Poll::Pending
+            }
+            None => Poll::Pending,
+        })
+    }
+}
+
+/// The client's answers to a round, and, when the round resumes at a sub-flow, that sub-flow's state and the
+/// caller's carried locals as they came (to suspend again with, unchanged).
+#[derive(Debug)]
+pub struct Answers {
+    pub(crate) responses: InputResponses,
+    pub(crate) step: u32,
+    pub(crate) nested: Option<Nested>,
+}
+
+/// The locals of a suspension at a sub-flow: `{"locals": [caller's carried locals], "flow": sub-flow state}`.
+/// A plain suspension's locals are a bare array, so the two never mix up.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Nested {
+    pub(crate) locals: Box<RawValue>,
+    pub(crate) flow: Box<RawValue>,
 }
 
 /// How one local carried across `.ask()` travels: its encoder and decoder, built by [`carried`] where the
@@ -119,27 +215,36 @@ pub fn carried<T: Carried>() -> LocalWitness<T> {
     LocalWitness { encode: |local| serde_json::value::to_raw_value(local), decode: |json| serde_json::from_str(json) }
 }
 
-/// The step, carried locals and answers a body starts from; step 0 with nothing for a first round.
-pub fn resume_parts(resume: Option<Resume>) -> (u32, Box<RawValue>, InputResponses) {
+/// The step, carried locals and answers a body starts from; step 0 with nothing for a first round. When the
+/// round resumes at a sub-flow, the carried locals are the caller's and the sub-flow's state goes with the
+/// answers, where that point's [`Point::resume`] finds it.
+pub fn resume_parts(resume: Option<Resume>) -> (u32, Box<RawValue>, Answers) {
     match resume {
-        Some(r) => (r.step, r.locals, r.responses),
-        None => (0, RawValue::NULL.to_owned(), InputResponses::new()),
+        Some(r) => {
+            let nested = match r.locals.get().trim_start().starts_with('{') {
+                true => serde_json::from_str::<Nested>(r.locals.get()).ok(),
+                false => None,
+            };
+            let locals = match &nested {
+                Some(nested) => nested.locals.clone(),
+                None => r.locals,
+            };
+            (r.step, locals, Answers { responses: r.responses, step: r.step, nested })
+        }
+        None => (0, RawValue::NULL.to_owned(), Answers { responses: InputResponses::new(), step: 0, nested: None }),
     }
 }
 
 /// Ends the round at `step`: the ask's input requests under `key`, and the carried locals. Synchronous, so
 /// nothing the body holds is borrowed across the wait that follows: `match suspend(..).await {}`.
-pub fn suspend<A: Ask, const N: usize>(
+pub fn suspend<P: Point, const N: usize>(
     slot: &Slot,
     step: u32,
     key: &str,
-    ask: A,
+    ask: P,
     locals: [CarriedLocal; N],
 ) -> Pending<Infallible> {
-    let mut requests = InputRequests::new();
-    ask.requests(key, &mut requests);
-    let outcome = encode_locals(locals).map(|locals| Suspension { step, requests, locals });
-    slot.fill(outcome);
+    ask.reach(slot, step, key, encode_locals(locals));
     std::future::pending()
 }
 
@@ -159,16 +264,13 @@ fn encode_locals<const N: usize>(locals: [CarriedLocal; N]) -> Result<Box<RawVal
 /// The answer to the ask at `key`, typed by the ask's witness. A malformed answer ends the round with
 /// `-32602`: answers are untrusted, and a handler never sees one that doesn't fit. (A missing one never gets
 /// here: dispatch asks again before the handler runs.)
-pub async fn answer<A: Ask>(
+pub async fn answer<P: Point>(
     slot: &Slot,
-    _: &AskWitness<A>,
+    _: &AskWitness<P>,
     key: &str,
-    responses: &mut InputResponses,
-) -> Result<A::Output, Error> {
-    match A::answer(key, responses) {
-        Ok(output) => Ok(output),
-        Err(why) => match slot.fail(Error::invalid_params(why)).await {},
-    }
+    answers: &mut Answers,
+) -> Result<P::Output, Error> {
+    P::resume(slot, key, answers).await
 }
 
 /// The carried locals of a resumed round, to be taken one by one in the order they were carried.

@@ -12,9 +12,10 @@ mod elicit;
 pub(crate) mod form;
 mod roots;
 mod sample;
+pub mod subflow;
 
 pub use ask::{Ask, AskExt, Asking, Checkpoint, OnlyInsideHandlers, checkpoint};
-pub use driver::{Slot, drive};
+pub use driver::{Answers, Pass, Point, Slot, drive};
 pub use elicit::{ElicitAsk, ElicitForm, ElicitUrl, Elicitation, UrlConsent};
 pub use form::{
     Bound, Choice, ElicitChoice, FieldOptions, FormField, Format, MultiSelectField, NumberField, TextField,
@@ -22,6 +23,7 @@ pub use form::{
 };
 pub use roots::ListRoots;
 pub use sample::{Sample, Sampled};
+pub use subflow::{Progress, SubFlow, SubFlowCall};
 
 use crate::protocol::{InputRequests, InputResponses};
 use serde_json::value::RawValue;

@@ -22,13 +22,13 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// What one request came to.
 pub(crate) enum Outcome {
     Complete(Reply),
     /// The handler stopped at an `.ask()`; the era adapter decides what that becomes on the wire.
-    Suspend(Suspended),
+    Suspend(Box<Suspended>),
     /// A ready-made `input_required` result: a retry that did not answer everything is asked again.
     InputRequired(InputRequiredResult),
     Error(Error),
@@ -44,24 +44,30 @@ pub(crate) struct Suspended {
 pub(crate) struct Flow {
     method: Method,
     target: String,
-    arguments: ArgumentsDigest,
+    /// The arguments as received; digested only if the round opens or seals state, so calls that never
+    /// suspend pay a copy, not a parse and a hash.
+    arguments: Option<Box<RawValue>>,
+    digest: OnceLock<ArgumentsDigest>,
     fingerprint: u64,
 }
 
 impl Flow {
     fn new(method: Method, target: &str, arguments: Option<&RawValue>, fingerprint: u64) -> Self {
-        // Absent arguments and `{}` are one request to a client, and hash alike here.
-        let arguments = match arguments.map(RawValue::get) {
-            None | Some("null") => ArgumentsDigest::of_json(&Value::Object(JsonObject::new())),
-            Some(raw) => {
-                ArgumentsDigest::of_raw_json(raw).unwrap_or_else(|_| ArgumentsDigest::of_bytes(raw.as_bytes()))
-            }
-        };
-        Self { method, target: target.to_owned(), arguments, fingerprint }
+        let arguments = arguments.map(ToOwned::to_owned);
+        Self { method, target: target.to_owned(), arguments, digest: OnceLock::new(), fingerprint }
     }
 
     pub fn binding(&self) -> Binding<'_> {
-        Binding::new(self.method, &self.target, self.arguments, None, self.fingerprint)
+        let digest = *self.digest.get_or_init(|| {
+            // Absent arguments and `{}` are one request to a client, and hash alike here.
+            match self.arguments.as_deref().map(RawValue::get) {
+                None | Some("null") => ArgumentsDigest::of_json(&Value::Object(JsonObject::new())),
+                Some(raw) => {
+                    ArgumentsDigest::of_raw_json(raw).unwrap_or_else(|_| ArgumentsDigest::of_bytes(raw.as_bytes()))
+                }
+            }
+        });
+        Binding::new(self.method, &self.target, digest, None, self.fingerprint)
     }
 }
 
@@ -236,7 +242,7 @@ fn outcome<T: Serialize>(result: HandlerResult<T>, flow: Flow, cacheable: bool) 
             Ok(reply) => Outcome::Complete(reply),
             Err(e) => Outcome::Error(e),
         },
-        Ok(Step::Suspend(suspension)) => Outcome::Suspend(Suspended { suspension, flow }),
+        Ok(Step::Suspend(suspension)) => Outcome::Suspend(Box::new(Suspended { suspension, flow })),
         Err(e) => Outcome::Error(e),
     }
 }

@@ -34,6 +34,14 @@ async fn slow_marker(ms: u64) -> String {
     "finished".into()
 }
 
+/// Sleep, stopped by its own 200 ms limit.
+#[tool(timeout = "200ms")]
+async fn limited(ms: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    FINISHED.store(true, Ordering::SeqCst);
+    "finished".into()
+}
+
 /// Whether a `slow_marker` call ever ran to its end.
 #[tool]
 async fn marker() -> String {
@@ -136,6 +144,32 @@ async fn visit(url: String) -> Result<String> {
     Ok(format!("{consent:?}"))
 }
 
+/// A yes/no question.
+#[elicit]
+struct Confirm {
+    /// Yes or no.
+    confirm: bool,
+}
+
+/// Ask twice before doing something dangerous.
+#[elicit]
+async fn double_check(what: String) -> Result<bool> {
+    let first = Confirm::elicit(format!("Really {what}?")).ask().await?;
+    if !first.accepted().is_some_and(|c| c.confirm) {
+        return Ok(false);
+    }
+    let second = Confirm::elicit(format!("Really, really {what}?")).ask().await?;
+    Ok(second.accepted().is_some_and(|c| c.confirm))
+}
+
+/// Wipe a disk, after a sub-flow double-checks.
+#[tool]
+async fn wipe(disk: String) -> Result<String> {
+    let label = format!("wipe {disk}");
+    let ok = double_check(label.clone()).ask().await??;
+    Ok(if ok { format!("{label}: done") } else { format!("{label}: kept") })
+}
+
 /// Say "session closed" on stderr when this session ends.
 #[tool]
 async fn watch_close(ctx: Context) -> Result<String> {
@@ -158,6 +192,7 @@ async fn main() -> fastmcp::Result<()> {
         .tool(fail)
         .tool(slow_marker)
         .tool(marker)
+        .tool(limited)
         .tool(log_all)
         .tool(progress)
         .tool(remember)
@@ -169,6 +204,7 @@ async fn main() -> fastmcp::Result<()> {
         .tool(ask_name)
         .tool(multi)
         .tool(visit)
+        .tool(wipe)
         .resource(panics)
         .max_message_bytes(env("FIXTURE_MAX_MESSAGE_BYTES").map_or(4 << 20, |v| v as usize))
         .page_size(env("FIXTURE_PAGE_SIZE").map_or(100, |v| v as usize))

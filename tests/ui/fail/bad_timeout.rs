@@ -1,0 +1,13 @@
+use fastmcp::prelude::*;
+
+#[tool(timeout = "soon")]
+async fn wait() -> String {
+    String::new()
+}
+
+#[tool(timeout = "0s")]
+async fn never() -> String {
+    String::new()
+}
+
+fn main() {}
