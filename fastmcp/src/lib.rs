@@ -39,7 +39,7 @@ pub use context::{Auth, Context};
 pub use error::{Error, Result};
 pub use fastmcp_macros::{elicit, prompt, resource, tool};
 pub use handler::{Args, Json};
-pub use server::FastMcp;
+pub use server::{FastMcp, HttpOptions, Transport};
 
 /// The README's examples compile as doctests.
 #[cfg(doctest)]

@@ -1,6 +1,6 @@
-"""An independent client against fastmcp over stdio: the Python `mcp` SDK (2.3.0) in each era.
+"""An independent client against fastmcp: the Python `mcp` SDK (2.3.0) in each era, over stdio or HTTP.
 
-Usage: python python_stdio.py <path-to-quickstart-binary>
+Usage: python python_stdio.py <path-to-quickstart-binary | http://host:port/mcp>
 Prints one line per check and ends with "N passed, M failed"; exits non-zero on any failure.
 """
 
@@ -29,7 +29,7 @@ async def run_mode(binary, mode, expected_version, results):
         results.append(ok)
         print(f"{'PASS' if ok else 'FAIL'} [{mode}] {name}{'' if ok else ': ' + detail}", flush=True)
 
-    server = StdioServerParameters(command=binary, args=[])
+    server = binary if binary.startswith("http") else StdioServerParameters(command=binary, args=[])
     async with Client(server, mode=mode) as client:
         check("negotiated version", client.protocol_version == expected_version, client.protocol_version)
 

@@ -200,3 +200,119 @@ impl StdioClient {
 pub fn first_text(result: &Value) -> &str {
     result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text content in {result}"))
 }
+
+/// A server binary serving Streamable HTTP on a free loopback port, and a minimal HTTP/1.1 client for it
+/// that shows tests exactly what is on the wire (status, headers, body).
+pub struct HttpServer {
+    _child: Child,
+    pub addr: std::net::SocketAddr,
+}
+
+/// One HTTP response.
+#[derive(Debug)]
+pub struct HttpReply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl HttpReply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("body is not JSON ({e}): {:?}", self.body))
+    }
+}
+
+impl HttpServer {
+    /// Starts `path` with `FASTMCP_TRANSPORT=http` on port 0 and reads the bound address from its stderr.
+    pub async fn spawn(path: PathBuf) -> Self {
+        let mut child = Command::new(&path)
+            .env("FASTMCP_TRANSPORT", "http")
+            .env("FASTMCP_PORT", "0")
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawn {}: {e}", path.display()));
+        let mut stderr = BufReader::new(child.stderr.take().expect("stderr")).lines();
+        let addr = tokio::time::timeout(TIMEOUT, async {
+            while let Some(line) = stderr.next_line().await.expect("stderr readable") {
+                if let Some(rest) = line.split("serving MCP on http://").nth(1) {
+                    let authority = rest.split('/').next().unwrap_or_default();
+                    return authority.parse().expect("a socket address");
+                }
+            }
+            panic!("the server exited before saying where it listens");
+        })
+        .await
+        .expect("the server started in time");
+        // Keep draining stderr so the server never blocks on a full pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
+        Self { _child: child, addr }
+    }
+
+    /// Sends one request with these headers (plus Host and Content-Length) and reads the whole response.
+    pub async fn send(&self, method: &str, headers: &[(&str, &str)], body: &str) -> HttpReply {
+        use tokio::io::AsyncReadExt;
+        let mut stream = tokio::net::TcpStream::connect(self.addr).await.expect("connect");
+        let mut request = format!("{method} /mcp HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+            request.push_str(&format!("Host: {}\r\n", self.addr));
+        }
+        for (k, v) in headers {
+            request.push_str(&format!("{k}: {v}\r\n"));
+        }
+        request.push_str("\r\n");
+        stream.write_all(request.as_bytes()).await.unwrap();
+        stream.write_all(body.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        tokio::time::timeout(TIMEOUT, stream.read_to_end(&mut raw)).await.expect("answered in time").unwrap();
+        let text = String::from_utf8(raw).expect("UTF-8 response");
+        let (head, body) = text.split_once("\r\n\r\n").expect("a header block");
+        let mut lines = head.split("\r\n");
+        let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+        let headers = lines
+            .filter_map(|l| l.split_once(':'))
+            .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+            .collect::<Vec<_>>();
+        let chunked = headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+        let body = if chunked { dechunk(body) } else { body.to_owned() };
+        HttpReply { status, headers, body }
+    }
+
+    /// A JSON POST with the headers every client sends.
+    pub async fn post(&self, extra: &[(&str, &str)], body: &Value) -> HttpReply {
+        let mut headers = vec![("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+        headers.extend_from_slice(extra);
+        self.send("POST", &headers, &body.to_string()).await
+    }
+
+    /// A modern request with its envelope and the standard headers derived from it.
+    pub async fn modern(&self, id: i64, method: &str, mut params: Value) -> HttpReply {
+        params["_meta"] = modern_meta(json!({"elicitation": {}, "sampling": {}}));
+        let name = params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str).map(str::to_owned);
+        let mut headers = vec![("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", method)];
+        if let Some(name) = name.as_deref() {
+            headers.push(("Mcp-Name", name));
+        }
+        self.post(&headers, &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await
+    }
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if size == 0 {
+            break;
+        }
+        out.push_str(&rest[..size]);
+        body = rest[size..].trim_start_matches("\r\n");
+    }
+    out
+}

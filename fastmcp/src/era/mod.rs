@@ -34,6 +34,16 @@ pub(crate) struct Connection {
     in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
 }
 
+/// The HTTP status the spec gives an answer (stdio has none and ignores it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Status {
+    Ok,
+    /// Modern envelope, version, header and capability errors.
+    BadRequest,
+    /// A method the modern protocol doesn't have.
+    NotFound,
+}
+
 /// What an era adapter may use of the connection while serving one request.
 pub(crate) struct Link<'a> {
     pub outbound: Option<&'a Arc<outbound::Outbound>>,
@@ -70,6 +80,18 @@ impl Connection {
             session: legacy::Session::default(),
             outbound,
             notify: Some(tx),
+            in_flight: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// A connection with no channel back to the client besides each request's own response: HTTP sessions
+    /// until their SSE streams land (no notifications, no server-to-client requests).
+    pub fn detached(server: Server) -> Self {
+        Self {
+            server,
+            session: legacy::Session::default(),
+            outbound: None,
+            notify: None,
             in_flight: Mutex::new(HashMap::new()),
         }
     }
@@ -111,7 +133,7 @@ impl Connection {
         let link = Link { outbound: self.outbound.as_ref(), notify: self.notify.as_ref(), cancel: cancel.clone() };
         let serve = async {
             match modern_claim(req.params.as_deref()) {
-                Some(meta) => modern::serve(&self.server, link, req, meta).await,
+                Some(meta) => modern::serve(&self.server, link, req, meta).await.0,
                 None => legacy::serve(&self.server, &self.session, link, req).await,
             }
         };
@@ -171,7 +193,7 @@ impl Connection {
 }
 
 /// The request's `_meta` if it claims the modern era (carries any `io.modelcontextprotocol/…` envelope key).
-fn modern_claim(params: Option<&RawValue>) -> Option<JsonObject> {
+pub(crate) fn modern_claim(params: Option<&RawValue>) -> Option<JsonObject> {
     #[derive(Deserialize)]
     struct Peek {
         #[serde(rename = "_meta")]
@@ -232,4 +254,10 @@ fn progress_token(params: Option<&RawValue>) -> Option<ProgressToken> {
         return None;
     }
     serde_json::from_str::<Peek>(raw).ok()?.meta?.progress_token
+}
+
+/// Serves one modern request outside any connection (stateless HTTP): no session, nothing but the response.
+pub(crate) async fn serve_stateless(server: &Server, req: Request, meta: JsonObject) -> (String, Status) {
+    let link = Link { outbound: None, notify: None, cancel: CancellationToken::new() };
+    modern::serve(server, link, req, meta).await
 }

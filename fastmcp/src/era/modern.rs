@@ -1,8 +1,7 @@
 //! The modern era (2026-07-28): every request carries its own `_meta` envelope and is served statelessly.
 
-use super::Link;
+use super::{Link, Status};
 use crate::context::{Context, Extras, Scope};
-use crate::error::Error;
 use crate::protocol::Era;
 use crate::protocol::InputRequiredResult;
 use crate::protocol::{
@@ -19,10 +18,12 @@ use serde_json::{Value, json};
 /// Methods of the legacy era that 2026-07-28 removed: `-32601` when called with a modern envelope.
 const REMOVED: [&str; 5] = ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
 
-pub(crate) async fn serve(server: &Server, link: Link<'_>, req: Request, meta: JsonObject) -> String {
+/// Serves one modern request; also says which HTTP status the spec gives its answer.
+pub(crate) async fn serve(server: &Server, link: Link<'_>, req: Request, meta: JsonObject) -> (String, Status) {
     let (scope, log_level, progress_token) = match envelope(&req.id, meta) {
         Ok(envelope) => envelope,
-        Err(e) => return error_json(Some(&req.id), &e),
+        // Envelope and version errors are 400 on HTTP.
+        Err(e) => return (error_json(Some(&req.id), &e), Status::BadRequest),
     };
     let method = req.method.as_str();
     let outcome = if method == "server/discover" {
@@ -41,14 +42,20 @@ pub(crate) async fn serve(server: &Server, link: Link<'_>, req: Request, meta: J
             other => other,
         }
     } else if REMOVED.contains(&method) {
-        Outcome::Error(Error::rpc(ErrorObject::new(
+        let e = ErrorObject::new(
             codes::METHOD_NOT_FOUND,
             format!("Method not found: {method} was removed in protocol revision 2026-07-28"),
-        )))
+        );
+        return (error_json(Some(&req.id), &e), Status::NotFound);
     } else {
-        Outcome::Error(Error::rpc(ErrorObject::method_not_found(method)))
+        return (error_json(Some(&req.id), &ErrorObject::method_not_found(method)), Status::NotFound);
     };
-    finish(server, &req.id, outcome)
+    // A missing client capability is 400 on HTTP; other handler errors stay in-band.
+    let status = match &outcome {
+        Outcome::Error(e) if e.code() == Some(codes::MISSING_REQUIRED_CLIENT_CAPABILITY) => Status::BadRequest,
+        _ => Status::Ok,
+    };
+    (finish(server, &req.id, outcome), status)
 }
 
 /// Validates the per-request envelope: a supported version (`-32022`), then the required keys (`-32602`).

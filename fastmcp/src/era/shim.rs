@@ -54,8 +54,8 @@ pub(crate) async fn fulfil(
                 return failure(
                     method,
                     format!(
-                        "'{method}' asked the client for input, but this connection cannot send requests to the client \
-                     (stateless legacy HTTP); only the state-only form `checkpoint().ask()` works here"
+                        "'{method}' asked the client for input, but this connection cannot send requests to the client; \
+                     only the state-only form `checkpoint().ask()` works here"
                     ),
                 );
             };

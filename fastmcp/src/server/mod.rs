@@ -11,6 +11,7 @@ use crate::protocol::{
     CacheScope, Implementation, JsonObject, ListChangedCapability, ResourcesCapability, ServerCapabilities,
 };
 use crate::state::{RequestStateConfig, StateCodec};
+pub use crate::transport::http::HttpOptions;
 use registry::{Registration, Registry};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -25,6 +26,7 @@ use std::time::Duration;
 /// # }
 /// ```
 pub struct FastMcp {
+    transport: Option<Transport>,
     info: Implementation,
     instructions: Option<String>,
     registration: Registration,
@@ -75,6 +77,7 @@ impl FastMcp {
     /// A server that introduces itself to clients by this name.
     pub fn new(name: impl Into<String>) -> Self {
         Self {
+            transport: None,
             info: Implementation::new(name, "0.0.0"),
             instructions: None,
             registration: Registration::default(),
@@ -205,16 +208,80 @@ impl FastMcp {
         })
     }
 
-    /// Builds the server and serves it on stdin/stdout until stdin closes.
+    /// Where [`run`](Self::run) serves. Set in code, it wins over the environment.
+    pub fn transport(mut self, transport: Transport) -> Self {
+        self.transport = Some(transport);
+        self
+    }
+
+    /// Builds the server and serves it: on the transport set with [`transport`](Self::transport), else as
+    /// `FASTMCP_TRANSPORT` says (`stdio`, the default, or `http` with `FASTMCP_HOST`, `FASTMCP_PORT` and
+    /// `FASTMCP_PATH`; 127.0.0.1, 8000 and `/mcp` by default).
     pub async fn run(self) -> Result<()> {
         crate::transport::init_tracing();
+        let transport = match self.transport.clone() {
+            Some(transport) => transport,
+            None => Transport::from_env()?,
+        };
         let server = self.build()?;
-        tracing::info!(
-            "{} {} serving MCP on stdio (both eras: initialize, or _meta per request)",
-            server.inner.info.name,
-            server.inner.info.version
-        );
-        server.serve_stdio().await
+        let info = &server.inner.info;
+        match transport {
+            Transport::Stdio => {
+                tracing::info!(
+                    "{} {} serving MCP on stdio (both eras: initialize, or _meta per request)",
+                    info.name,
+                    info.version
+                );
+                server.serve_stdio().await
+            }
+            Transport::Http(options) => {
+                tracing::info!("{} {}", info.name, info.version);
+                server.serve_http(options).await
+            }
+        }
+    }
+}
+
+/// Where a server serves.
+#[derive(Debug, Clone)]
+pub enum Transport {
+    /// Newline-delimited JSON-RPC on stdin/stdout.
+    Stdio,
+    /// Streamable HTTP on one endpoint.
+    Http(HttpOptions),
+}
+
+impl Transport {
+    /// `FASTMCP_TRANSPORT=stdio|http`, with `FASTMCP_HOST`, `FASTMCP_PORT`, `FASTMCP_PATH` for HTTP.
+    pub fn from_env() -> Result<Self> {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        match var("FASTMCP_TRANSPORT").as_deref().map(str::trim) {
+            None | Some("stdio") => Ok(Transport::Stdio),
+            Some("http") => {
+                let mut options = HttpOptions::default();
+                if let Some(host) = var("FASTMCP_HOST") {
+                    let ip = host.trim().parse().map_err(|_| {
+                        Error::msg(format!("FASTMCP_HOST must be an IP address such as 127.0.0.1, not {host:?}"))
+                    })?;
+                    options.addr.set_ip(ip);
+                }
+                if let Some(port) = var("FASTMCP_PORT") {
+                    let port = port
+                        .trim()
+                        .parse()
+                        .map_err(|_| Error::msg(format!("FASTMCP_PORT must be a port number, not {port:?}")))?;
+                    options.addr.set_port(port);
+                }
+                if let Some(path) = var("FASTMCP_PATH") {
+                    if !path.starts_with('/') {
+                        return Err(Error::msg(format!("FASTMCP_PATH must start with `/`, not {path:?}")));
+                    }
+                    options.path = path;
+                }
+                Ok(Transport::Http(options))
+            }
+            Some(other) => Err(Error::msg(format!("FASTMCP_TRANSPORT must be `stdio` or `http`, not {other:?}"))),
+        }
     }
 }
 
@@ -249,6 +316,11 @@ impl Server {
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
         crate::transport::stdio::serve(self.clone(), reader, writer).await.map_err(Error::from)
+    }
+
+    /// Serves Streamable HTTP until SIGINT or SIGTERM.
+    pub async fn serve_http(&self, options: HttpOptions) -> Result<()> {
+        crate::transport::http::serve(self.clone(), options).await.map_err(Error::from)
     }
 
     pub fn options(&self) -> &Options {

@@ -1,5 +1,6 @@
 //! Transports: bytes in, bytes out. They frame messages and know nothing of methods or eras.
 
+pub mod http;
 mod lines;
 pub(crate) mod stdio;
 

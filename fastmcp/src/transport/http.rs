@@ -1,0 +1,374 @@
+//! Streamable HTTP on hyper 1: one endpoint serving legacy sessions and modern stateless requests at once.
+//!
+//! This is the first cut: POST with JSON responses in both eras, sessions minted on `initialize`, DELETE to end
+//! one, the modern header checks, DNS-rebinding checks and the body cap. SSE streams (progress and logs on the
+//! request's own stream, server-to-client requests for the legacy shim, the standalone GET stream,
+//! resumption) are the next step; until then GET answers 405 and a legacy session cannot push requests.
+
+use crate::era::{self, Connection, Status};
+use crate::protocol::{ErrorObject, Inbound, Request, RequestId, codes, error_json};
+use crate::server::Server;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::{Method, StatusCode};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::GracefulShutdown;
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use tokio::net::TcpListener;
+
+pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
+const PROTOCOL_HEADER: &str = "mcp-protocol-version";
+const METHOD_HEADER: &str = "mcp-method";
+const NAME_HEADER: &str = "mcp-name";
+
+type Response = hyper::Response<Full<Bytes>>;
+
+/// Where the endpoint listens.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    pub addr: SocketAddr,
+    /// The MCP endpoint's path (default `/mcp`).
+    pub path: String,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self { addr: SocketAddr::from(([127, 0, 0, 1], 8000)), path: "/mcp".into() }
+    }
+}
+
+struct Endpoint {
+    server: Server,
+    path: String,
+    /// Check `Host` and `Origin` against DNS rebinding: on for loopback binds.
+    local_only: bool,
+    sessions: Mutex<HashMap<String, Arc<Connection>>>,
+}
+
+/// Serves until SIGINT or SIGTERM, then lets requests in flight finish.
+pub(crate) async fn serve(server: Server, options: HttpOptions) -> std::io::Result<()> {
+    let listener = TcpListener::bind(options.addr).await?;
+    let bound = listener.local_addr()?;
+    tracing::info!("serving MCP on http://{bound}{} (both eras: initialize, or _meta per request)", options.path);
+    let endpoint = Arc::new(Endpoint {
+        server,
+        path: options.path,
+        local_only: bound.ip().is_loopback(),
+        sessions: Mutex::new(HashMap::new()),
+    });
+    let graceful = GracefulShutdown::new();
+    let builder = auto::Builder::new(TokioExecutor::new());
+    let mut shutdown = std::pin::pin!(shutdown_signal());
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let (stream, _) = match accepted {
+                    Ok(accepted) => accepted,
+                    Err(e) => {
+                        tracing::warn!("accept failed: {e}");
+                        continue;
+                    }
+                };
+                let endpoint = endpoint.clone();
+                let service = hyper::service::service_fn(move |req| {
+                    let endpoint = endpoint.clone();
+                    async move { Ok::<_, std::convert::Infallible>(endpoint.handle(req).await) }
+                });
+                let conn = builder.serve_connection(TokioIo::new(stream), service).into_owned();
+                let conn = graceful.watch(conn);
+                tokio::spawn(async move {
+                    if let Err(e) = conn.await {
+                        tracing::debug!("connection ended: {e}");
+                    }
+                });
+            }
+            () = &mut shutdown => break,
+        }
+    }
+    tracing::info!("shutting down: finishing requests in flight");
+    graceful.shutdown().await;
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = match signal(SignalKind::terminate()) {
+            Ok(term) => term,
+            Err(_) => return std::future::pending().await,
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+fn json(status: StatusCode, body: String) -> Response {
+    let mut response = hyper::Response::new(Full::new(Bytes::from(body)));
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+fn error(status: StatusCode, id: Option<&RequestId>, e: &ErrorObject) -> Response {
+    json(status, error_json(id, e))
+}
+
+fn empty(status: StatusCode) -> Response {
+    let mut response = hyper::Response::new(Full::new(Bytes::new()));
+    *response.status_mut() = status;
+    response
+}
+
+impl Endpoint {
+    async fn handle(&self, req: hyper::Request<Incoming>) -> Response {
+        if req.uri().path() != self.path {
+            return empty(StatusCode::NOT_FOUND);
+        }
+        if let Some(rejected) = self.check_origin(req.headers()) {
+            return rejected;
+        }
+        match *req.method() {
+            Method::POST => self.post(req).await,
+            Method::DELETE => self.delete(req.headers()),
+            _ => {
+                let mut response = empty(StatusCode::METHOD_NOT_ALLOWED);
+                response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
+                response
+            }
+        }
+    }
+
+    /// DNS-rebinding protection for local servers: `Host` must name the loopback, and an `Origin`, if sent,
+    /// must be a loopback origin (403 otherwise, as the spec names). Returns the rejection, if any.
+    fn check_origin(&self, headers: &HeaderMap) -> Option<Response> {
+        if !self.local_only {
+            return None;
+        }
+        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+        let origin = headers.get(header::ORIGIN).and_then(|h| h.to_str().ok());
+        let host_ok = host.is_empty() || is_loopback_authority(host);
+        let origin_ok = origin.is_none_or(|o| {
+            o.strip_prefix("http://").or_else(|| o.strip_prefix("https://")).is_some_and(is_loopback_authority)
+        });
+        if host_ok && origin_ok {
+            None
+        } else {
+            let e = ErrorObject::new(codes::INVALID_REQUEST, "Forbidden: Host or Origin is not a local address");
+            Some(error(StatusCode::FORBIDDEN, None, &e))
+        }
+    }
+
+    async fn post(&self, req: hyper::Request<Incoming>) -> Response {
+        let headers = req.headers().clone();
+        let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+        if !content_type.trim_start().to_ascii_lowercase().starts_with("application/json") {
+            let e = ErrorObject::invalid_request("Content-Type must be application/json");
+            return error(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, &e);
+        }
+        let accept = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+        if !(accept.contains("application/json") || accept.contains("*/*")) {
+            let e = ErrorObject::invalid_request("Accept must list application/json and text/event-stream");
+            return error(StatusCode::NOT_ACCEPTABLE, None, &e);
+        }
+        let max = self.server.options().max_message_bytes;
+        let body = match Limited::new(req.into_body(), max).collect().await {
+            Ok(body) => body.to_bytes(),
+            Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => {
+                let e = ErrorObject::invalid_request(format!(
+                    "the body exceeds the server's limit of {max} bytes (FastMcp::max_message_bytes)"
+                ));
+                return error(StatusCode::PAYLOAD_TOO_LARGE, None, &e);
+            }
+            Err(e) => return error(StatusCode::BAD_REQUEST, None, &ErrorObject::invalid_request(e)),
+        };
+        let Ok(text) = std::str::from_utf8(&body) else {
+            return error(StatusCode::BAD_REQUEST, None, &ErrorObject::parse_error("the body is not UTF-8"));
+        };
+        match Inbound::parse(text) {
+            Err(rejected) => error(StatusCode::BAD_REQUEST, rejected.id.as_ref(), &rejected.error),
+            Ok(Inbound::Request(req)) => match era::modern_claim(req.params.as_deref()) {
+                Some(meta) => self.modern(&headers, req, meta).await,
+                None => self.legacy(&headers, req).await,
+            },
+            Ok(Inbound::Notification(note)) => {
+                if let Some(conn) = self.session(&headers) {
+                    conn.notification(note);
+                }
+                empty(StatusCode::ACCEPTED)
+            }
+            Ok(Inbound::Response { id, outcome }) => {
+                if let Some(conn) = self.session(&headers) {
+                    conn.response(&id, outcome);
+                }
+                empty(StatusCode::ACCEPTED)
+            }
+        }
+    }
+
+    /// A modern request: the standard headers must agree with the body (`-32020`), then it is served
+    /// statelessly.
+    async fn modern(&self, headers: &HeaderMap, req: Request, meta: crate::protocol::JsonObject) -> Response {
+        if let Err(mismatch) = check_headers(headers, &req, &meta) {
+            let e = ErrorObject::new(codes::HEADER_MISMATCH, format!("Header mismatch: {mismatch}"));
+            return error(StatusCode::BAD_REQUEST, Some(&req.id), &e);
+        }
+        let (line, status) = era::serve_stateless(&self.server, req, meta).await;
+        let status = match status {
+            Status::Ok => StatusCode::OK,
+            Status::BadRequest => StatusCode::BAD_REQUEST,
+            Status::NotFound => StatusCode::NOT_FOUND,
+        };
+        json(status, line)
+    }
+
+    /// A legacy request: `initialize` opens a session (its id in `Mcp-Session-Id`); later requests name it.
+    async fn legacy(&self, headers: &HeaderMap, req: Request) -> Response {
+        if req.method == "initialize" {
+            if headers.contains_key(SESSION_HEADER) {
+                let e = ErrorObject::invalid_request("initialize opens a new session: send it without Mcp-Session-Id");
+                return error(StatusCode::BAD_REQUEST, Some(&req.id), &e);
+            }
+            let conn = Arc::new(Connection::detached(self.server.clone()));
+            let Some(line) = conn.request(req).await else { return empty(StatusCode::ACCEPTED) };
+            let id = new_session_id();
+            self.sessions().insert(id.clone(), conn);
+            let mut response = json(StatusCode::OK, line);
+            if let Ok(value) = HeaderValue::from_str(&id) {
+                response.headers_mut().insert(SESSION_HEADER, value);
+            }
+            return response;
+        }
+        if req.method == "server/discover" && !headers.contains_key(SESSION_HEADER) {
+            let conn = Connection::detached(self.server.clone());
+            return match conn.request(req).await {
+                Some(line) => json(StatusCode::OK, line),
+                None => empty(StatusCode::ACCEPTED),
+            };
+        }
+        let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
+            let e = ErrorObject::invalid_request(
+                "Missing Mcp-Session-Id: send initialize first, or a modern request with _meta \
+                 io.modelcontextprotocol/protocolVersion",
+            );
+            return error(StatusCode::BAD_REQUEST, Some(&req.id), &e);
+        };
+        let Some(conn) = self.sessions().get(id).cloned() else {
+            let e = ErrorObject::new(-32001, "Session not found");
+            return error(StatusCode::NOT_FOUND, Some(&req.id), &e);
+        };
+        match conn.request(req).await {
+            Some(line) => json(StatusCode::OK, line),
+            None => empty(StatusCode::ACCEPTED),
+        }
+    }
+
+    fn delete(&self, headers: &HeaderMap) -> Response {
+        let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
+            return error(StatusCode::BAD_REQUEST, None, &ErrorObject::invalid_request("Missing Mcp-Session-Id"));
+        };
+        match self.sessions().remove(id) {
+            // Dropping the last handle ends the session and runs its `on_close` callbacks.
+            Some(_) => empty(StatusCode::OK),
+            None => error(StatusCode::NOT_FOUND, None, &ErrorObject::new(-32001, "Session not found")),
+        }
+    }
+
+    fn session(&self, headers: &HeaderMap) -> Option<Arc<Connection>> {
+        let id = headers.get(SESSION_HEADER)?.to_str().ok()?;
+        self.sessions().get(id).cloned()
+    }
+
+    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Connection>>> {
+        self.sessions.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// `MCP-Protocol-Version` must equal the body's version, `Mcp-Method` the method, and `Mcp-Name` the
+/// tool/prompt name or resource URI where the method has one. Names compare case-insensitively (hyper's
+/// header map), values exactly after trimming optional whitespace.
+fn check_headers(headers: &HeaderMap, req: &Request, meta: &crate::protocol::JsonObject) -> Result<(), String> {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    let body_version = meta.get(crate::protocol::META_PROTOCOL_VERSION).and_then(|v| v.as_str());
+    match (header(PROTOCOL_HEADER), body_version) {
+        (None, _) => return Err("MCP-Protocol-Version is required on modern requests".into()),
+        (Some(h), Some(b)) if h != b => return Err(format!("MCP-Protocol-Version is {h} but _meta says {b}")),
+        _ => {}
+    }
+    match header(METHOD_HEADER) {
+        None => return Err("Mcp-Method is required".into()),
+        Some(m) if m != req.method => return Err(format!("Mcp-Method is {m} but the body's method is {}", req.method)),
+        _ => {}
+    }
+    let key = match req.method.as_str() {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    };
+    if let Some(key) = key {
+        #[derive(serde::Deserialize)]
+        struct Named {
+            name: Option<String>,
+            uri: Option<String>,
+        }
+        let named: Option<Named> = req.params.as_deref().and_then(|p| serde_json::from_str(p.get()).ok());
+        let body = named.and_then(|n| if key == "name" { n.name } else { n.uri });
+        match (header(NAME_HEADER), body) {
+            (None, _) => return Err("Mcp-Name is required for this method".into()),
+            (Some(h), Some(b)) if h != b => return Err(format!("Mcp-Name is {h} but the body's {key} is {b}")),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// `localhost`, `127.x.y.z` or `[::1]`, with an optional port.
+fn is_loopback_authority(authority: &str) -> bool {
+    let host = if let Some(rest) = authority.strip_prefix('[') {
+        rest.split(']').next().unwrap_or("")
+    } else {
+        authority
+            .rsplit_once(':')
+            .map_or(authority, |(host, port)| if port.bytes().all(|b| b.is_ascii_digit()) { host } else { authority })
+    };
+    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// 128 random bits as 32 hex characters (visible ASCII, as the spec requires).
+fn new_session_id() -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        // Without the OS's randomness a session id would be guessable; a process-unique fallback at least
+        // keeps sessions apart, and the failure is logged.
+        tracing::error!("the OS random source failed; session ids are not unpredictable");
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        bytes[..8].copy_from_slice(&NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed).to_le_bytes());
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_authorities() {
+        for ok in ["localhost", "localhost:8000", "127.0.0.1", "127.0.0.1:3000", "[::1]", "[::1]:8000", "LOCALHOST"] {
+            assert!(is_loopback_authority(ok), "{ok}");
+        }
+        for bad in ["evil.com", "evil.com:80", "10.0.0.1", "localhost.evil.com", "[::2]:80", ""] {
+            assert!(!is_loopback_authority(bad), "{bad}");
+        }
+    }
+}
