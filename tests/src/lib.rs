@@ -229,7 +229,12 @@ impl HttpReply {
 impl HttpServer {
     /// Starts `path` with `FASTMCP_TRANSPORT=http` on port 0 and reads the bound address from its stderr.
     pub async fn spawn(path: PathBuf) -> Self {
+        Self::spawn_with_env(path, &[]).await
+    }
+
+    pub async fn spawn_with_env(path: PathBuf, env: &[(&str, &str)]) -> Self {
         let mut child = Command::new(&path)
+            .envs(env.iter().copied())
             .env("FASTMCP_TRANSPORT", "http")
             .env("FASTMCP_PORT", "0")
             .env("RUST_LOG", "info")

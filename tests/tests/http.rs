@@ -151,3 +151,23 @@ async fn a_resumable_tool_runs_its_rounds_over_http() {
         .json();
     assert_eq!(first_text(&r3["result"]), "Deployed web x2: notes", "{r3}");
 }
+
+#[tokio::test]
+async fn sessions_are_bounded_and_idle_ones_end() {
+    let fixture = || std::path::PathBuf::from(env!("CARGO_BIN_EXE_fixture"));
+    let s = HttpServer::spawn_with_env(fixture(), &[("FIXTURE_MAX_SESSIONS", "2")]).await;
+    assert_eq!(s.post(&[], &init_body()).await.status, 200);
+    assert_eq!(s.post(&[], &init_body()).await.status, 200);
+    let third = s.post(&[], &init_body()).await;
+    assert_eq!(third.status, 503, "{third:?}");
+    assert!(third.json()["error"]["message"].as_str().unwrap().contains("FastMcp::max_sessions"));
+
+    let s = HttpServer::spawn_with_env(fixture(), &[("FIXTURE_SESSION_IDLE_MS", "200")]).await;
+    let init = s.post(&[], &init_body()).await;
+    let session = init.header("mcp-session-id").unwrap().to_owned();
+    let alive = s.post(&[("Mcp-Session-Id", &session)], &call(2, "marker", json!({}))).await;
+    assert_eq!(alive.status, 200);
+    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    let gone = s.post(&[("Mcp-Session-Id", &session)], &call(3, "marker", json!({}))).await;
+    assert_eq!(gone.status, 404, "an idle session is reaped: {gone:?}");
+}

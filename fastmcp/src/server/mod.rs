@@ -55,6 +55,10 @@ pub struct Options {
     pub round_timeout: Duration,
     /// How long one round of a tool call may run before it is stopped; `None`: no limit.
     pub tool_timeout: Option<Duration>,
+    /// HTTP: the most legacy sessions open at once; `initialize` beyond it gets 503.
+    pub max_sessions: usize,
+    /// HTTP: a legacy session unused this long is ended.
+    pub session_idle_timeout: Duration,
 }
 
 impl Default for Options {
@@ -69,6 +73,8 @@ impl Default for Options {
             max_rounds: 8,
             round_timeout: Duration::from_secs(600),
             tool_timeout: None,
+            max_sessions: 10_000,
+            session_idle_timeout: Duration::from_secs(30 * 60),
         }
     }
 }
@@ -178,6 +184,18 @@ impl FastMcp {
     /// is dropped and its context's cancellation token fires). A tool can set its own limit.
     pub fn tool_timeout(mut self, limit: Duration) -> Self {
         self.options.tool_timeout = Some(limit);
+        self
+    }
+
+    /// HTTP: the most legacy sessions open at once (default 10 000).
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.options.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// HTTP: how long an unused legacy session lives (default 30 minutes).
+    pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
+        self.options.session_idle_timeout = idle;
         self
     }
 

@@ -19,6 +19,7 @@ use hyper_util::server::graceful::GracefulShutdown;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 
 pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
@@ -47,7 +48,13 @@ struct Endpoint {
     path: String,
     /// Check `Host` and `Origin` against DNS rebinding: on for loopback binds.
     local_only: bool,
-    sessions: Mutex<HashMap<String, Arc<Connection>>>,
+    sessions: Mutex<HashMap<String, Session>>,
+}
+
+/// A legacy session and when it was last used (idle sessions are reaped).
+struct Session {
+    conn: Arc<Connection>,
+    last_used: Instant,
 }
 
 /// Serves until SIGINT or SIGTERM, then lets requests in flight finish.
@@ -61,6 +68,7 @@ pub(crate) async fn serve(server: Server, options: HttpOptions) -> std::io::Resu
         local_only: bound.ip().is_loopback(),
         sessions: Mutex::new(HashMap::new()),
     });
+    tokio::spawn(reap_idle_sessions(Arc::downgrade(&endpoint)));
     let graceful = GracefulShutdown::new();
     let builder = auto::Builder::new(TokioExecutor::new());
     let mut shutdown = std::pin::pin!(shutdown_signal());
@@ -93,6 +101,24 @@ pub(crate) async fn serve(server: Server, options: HttpOptions) -> std::io::Resu
     tracing::info!("shutting down: finishing requests in flight");
     graceful.shutdown().await;
     Ok(())
+}
+
+/// Ends sessions idle longer than `FastMcp::session_idle_timeout`, until the endpoint is gone.
+async fn reap_idle_sessions(endpoint: std::sync::Weak<Endpoint>) {
+    loop {
+        let Some(idle) = endpoint.upgrade().map(|e| e.server.options().session_idle_timeout) else { return };
+        tokio::time::sleep((idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(60))).await;
+        let Some(endpoint) = endpoint.upgrade() else { return };
+        let expired: Vec<Session> = {
+            let mut sessions = endpoint.sessions();
+            let ids: Vec<String> =
+                sessions.iter().filter(|(_, s)| s.last_used.elapsed() > idle).map(|(id, _)| id.clone()).collect();
+            ids.iter().filter_map(|id| sessions.remove(id)).collect()
+        };
+        if !expired.is_empty() {
+            tracing::debug!("ended {} idle session(s)", expired.len());
+        }
+    }
 }
 
 async fn shutdown_signal() {
@@ -240,10 +266,17 @@ impl Endpoint {
                 let e = ErrorObject::invalid_request("initialize opens a new session: send it without Mcp-Session-Id");
                 return error(StatusCode::BAD_REQUEST, Some(&req.id), &e);
             }
+            let max = self.server.options().max_sessions;
+            if self.sessions().len() >= max {
+                let e = ErrorObject::internal(format!(
+                    "the server has reached its limit of {max} sessions (FastMcp::max_sessions); try again later"
+                ));
+                return error(StatusCode::SERVICE_UNAVAILABLE, Some(&req.id), &e);
+            }
             let conn = Arc::new(Connection::detached(self.server.clone()));
             let Some(line) = conn.request(req).await else { return empty(StatusCode::ACCEPTED) };
             let id = new_session_id();
-            self.sessions().insert(id.clone(), conn);
+            self.sessions().insert(id.clone(), Session { conn, last_used: Instant::now() });
             let mut response = json(StatusCode::OK, line);
             if let Ok(value) = HeaderValue::from_str(&id) {
                 response.headers_mut().insert(SESSION_HEADER, value);
@@ -257,14 +290,14 @@ impl Endpoint {
                 None => empty(StatusCode::ACCEPTED),
             };
         }
-        let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
+        if !headers.contains_key(SESSION_HEADER) {
             let e = ErrorObject::invalid_request(
                 "Missing Mcp-Session-Id: send initialize first, or a modern request with _meta \
                  io.modelcontextprotocol/protocolVersion",
             );
             return error(StatusCode::BAD_REQUEST, Some(&req.id), &e);
-        };
-        let Some(conn) = self.sessions().get(id).cloned() else {
+        }
+        let Some(conn) = self.session(headers) else {
             let e = ErrorObject::new(-32001, "Session not found");
             return error(StatusCode::NOT_FOUND, Some(&req.id), &e);
         };
@@ -285,12 +318,16 @@ impl Endpoint {
         }
     }
 
+    /// The session a request names, marked as used now.
     fn session(&self, headers: &HeaderMap) -> Option<Arc<Connection>> {
         let id = headers.get(SESSION_HEADER)?.to_str().ok()?;
-        self.sessions().get(id).cloned()
+        let mut sessions = self.sessions();
+        let session = sessions.get_mut(id)?;
+        session.last_used = Instant::now();
+        Some(session.conn.clone())
     }
 
-    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Connection>>> {
+    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Session>> {
         self.sessions.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }

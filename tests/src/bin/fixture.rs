@@ -209,6 +209,12 @@ async fn main() -> fastmcp::Result<()> {
         .max_message_bytes(env("FIXTURE_MAX_MESSAGE_BYTES").map_or(4 << 20, |v| v as usize))
         .page_size(env("FIXTURE_PAGE_SIZE").map_or(100, |v| v as usize))
         .shutdown_grace(Duration::from_secs(5));
+    if let Some(n) = env("FIXTURE_MAX_SESSIONS") {
+        server = server.max_sessions(n as usize);
+    }
+    if let Some(ms) = env("FIXTURE_SESSION_IDLE_MS") {
+        server = server.session_idle_timeout(Duration::from_millis(ms));
+    }
     if let Some(ms) = env("FIXTURE_ROUND_TIMEOUT_MS") {
         server = server.round_timeout(Duration::from_millis(ms));
     }
