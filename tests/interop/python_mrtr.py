@@ -1,7 +1,9 @@
 """An independent client drives fastmcp's resumable handlers: Python `mcp` 2.3.0 answers each round's
 input requests through its elicitation and sampling callbacks and retries with the request state.
 
-Usage: python python_mrtr.py <target-dir-with-binaries> [mode ...]   (default mode: 2026-07-28)
+Usage: python python_mrtr.py <target-dir-with-binaries> [mode ...]          over stdio
+       python python_mrtr.py http:<deploy-port>,<survey-port>,<sum-port> [mode ...]   over HTTP
+(default mode: 2026-07-28)
 Prints one line per check and ends with "N passed, M failed"; exits non-zero on any failure.
 """
 
@@ -50,8 +52,13 @@ CASES = [
 
 async def run(target, mode, case, results):
     binary, tool, arguments, expected, elicit = case
-    label = f"[{mode}] {tool} {'declined' if elicit is decline else ''}".rstrip()
-    server = StdioServerParameters(command=os.path.join(target, binary), args=[])
+    over = "http" if target.startswith("http:") else "stdio"
+    label = f"[{over} {mode}] {tool} {'declined' if elicit is decline else ''}".rstrip()
+    if target.startswith("http:"):
+        ports = dict(zip(["deploy", "survey", "sum"], target[len("http:"):].split(",")))
+        server = f"http://127.0.0.1:{ports[binary]}/mcp"
+    else:
+        server = StdioServerParameters(command=os.path.join(target, binary), args=[])
     try:
         async with Client(server, mode=mode, elicitation_callback=elicit, sampling_callback=on_sample) as client:
             result = await client.call_tool(tool, arguments)

@@ -321,3 +321,95 @@ fn dechunk(mut body: &str) -> String {
     }
     out
 }
+
+impl HttpReply {
+    /// The JSON-RPC messages of the body: the one JSON object, or each `data:` of an SSE stream in order.
+    pub fn messages(&self) -> Vec<Value> {
+        if self.header("content-type").is_some_and(|t| t.starts_with("text/event-stream")) {
+            sse_data(&self.body).into_iter().map(|d| serde_json::from_str(&d).expect("SSE data is JSON")).collect()
+        } else {
+            vec![self.json()]
+        }
+    }
+
+    /// The last message: the response to the request.
+    pub fn response(&self) -> Value {
+        self.messages().pop().expect("a response")
+    }
+}
+
+fn sse_data(text: &str) -> Vec<String> {
+    text.split("\n\n")
+        .filter_map(|event| {
+            let data: Vec<&str> = event.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim_start).collect();
+            (!data.is_empty()).then(|| data.join("\n"))
+        })
+        .collect()
+}
+
+/// An SSE response read event by event while it is still open (to answer server-to-client requests).
+pub struct SseStream {
+    reader: BufReader<tokio::net::TcpStream>,
+    buffer: String,
+    pub status: u16,
+}
+
+impl SseStream {
+    /// The next message on the stream, or `None` when it ends.
+    pub async fn next(&mut self) -> Option<Value> {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let event: String = self.buffer.drain(..end + 2).collect();
+                if let Some(data) = sse_data(&event).pop() {
+                    return Some(serde_json::from_str(&data).expect("SSE data is JSON"));
+                }
+                continue;
+            }
+            let mut size = String::new();
+            let read = tokio::time::timeout(TIMEOUT, self.reader.read_line(&mut size)).await.expect("in time").ok()?;
+            if read == 0 {
+                return None;
+            }
+            let size = usize::from_str_radix(size.trim(), 16).ok()?;
+            if size == 0 {
+                return None;
+            }
+            let mut chunk = vec![0; size + 2];
+            use tokio::io::AsyncReadExt;
+            tokio::time::timeout(TIMEOUT, self.reader.read_exact(&mut chunk)).await.expect("in time").ok()?;
+            self.buffer.push_str(std::str::from_utf8(&chunk[..size]).expect("UTF-8"));
+        }
+    }
+}
+
+impl HttpServer {
+    /// POSTs a JSON body and returns the response as a stream to read event by event.
+    pub async fn open(&self, extra: &[(&str, &str)], body: &Value) -> SseStream {
+        let body = body.to_string();
+        let mut stream = tokio::net::TcpStream::connect(self.addr).await.expect("connect");
+        let mut request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, \
+             text/event-stream\r\nContent-Length: {}\r\n",
+            self.addr,
+            body.len()
+        );
+        for (k, v) in extra {
+            request.push_str(&format!("{k}: {v}\r\n"));
+        }
+        request.push_str("\r\n");
+        stream.write_all(request.as_bytes()).await.unwrap();
+        stream.write_all(body.as_bytes()).await.unwrap();
+        let mut reader = BufReader::new(stream);
+        let mut status_line = String::new();
+        reader.read_line(&mut status_line).await.unwrap();
+        let status = status_line.split(' ').nth(1).unwrap().parse().unwrap();
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).await.unwrap();
+            if line == "\r\n" || line.is_empty() {
+                break;
+            }
+        }
+        SseStream { reader, buffer: String::new(), status }
+    }
+}

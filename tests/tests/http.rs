@@ -29,8 +29,11 @@ async fn legacy_sessions_open_serve_and_end() {
     assert_eq!(note.status, 202);
     let r = s.post(&[("Mcp-Session-Id", &session)], &call(2, "greet", json!({"name": "Web"}))).await;
     assert_eq!(r.status, 200);
-    assert_eq!(r.header("content-type"), Some("application/json"));
-    assert_eq!(first_text(&r.json()["result"]), "Hello, Web!");
+    assert_eq!(r.header("content-type"), Some("text/event-stream"), "handler calls answer on a stream");
+    assert_eq!(first_text(&r.response()["result"]), "Hello, Web!");
+    let listed =
+        s.post(&[("Mcp-Session-Id", &session)], &json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list"})).await;
+    assert_eq!(listed.header("content-type"), Some("application/json"), "other methods answer with JSON");
 
     let missing = s.post(&[], &call(3, "greet", json!({"name": "x"}))).await;
     assert_eq!(missing.status, 400);
@@ -167,7 +170,54 @@ async fn sessions_are_bounded_and_idle_ones_end() {
     let session = init.header("mcp-session-id").unwrap().to_owned();
     let alive = s.post(&[("Mcp-Session-Id", &session)], &call(2, "marker", json!({}))).await;
     assert_eq!(alive.status, 200);
+    assert_eq!(first_text(&alive.response()["result"]), "false");
     tokio::time::sleep(std::time::Duration::from_millis(600)).await;
     let gone = s.post(&[("Mcp-Session-Id", &session)], &call(3, "marker", json!({}))).await;
     assert_eq!(gone.status, 404, "an idle session is reaped: {gone:?}");
+}
+
+#[tokio::test]
+async fn modern_progress_and_logs_travel_on_the_requests_own_stream() {
+    let s = HttpServer::spawn(std::path::PathBuf::from(env!("CARGO_BIN_EXE_fixture"))).await;
+    let mut meta = modern_meta(json!({}));
+    meta["progressToken"] = json!("p1");
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"_meta": meta, "name": "progress", "arguments": {"steps": 3}}});
+    let r = s
+        .post(&[("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", "progress")], &body)
+        .await;
+    assert_eq!(r.header("content-type"), Some("text/event-stream"));
+    let messages = r.messages();
+    let progress: Vec<f64> = messages[..3].iter().map(|m| m["params"]["progress"].as_f64().unwrap()).collect();
+    assert_eq!(progress, [1.0, 2.0, 3.0]);
+    assert_eq!(messages[3]["id"], 7);
+    assert_eq!(messages[3]["result"]["resultType"], "complete");
+    assert!(
+        messages.iter().all(|m| m.get("method") != Some(&json!("elicitation/create"))),
+        "no requests on the stream"
+    );
+}
+
+#[tokio::test]
+async fn the_legacy_shim_asks_over_the_posts_stream() {
+    let s = HttpServer::spawn(example_bin("deploy")).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}, "sampling": {}}, "clientInfo": {"name": "t", "version": "0"}}});
+    let session = s.post(&[], &init).await.header("mcp-session-id").unwrap().to_owned();
+    let headers = [("Mcp-Session-Id", session.as_str())];
+    let mut stream = s.open(&headers, &call(2, "deploy", json!({"service": "api", "replicas": 2}))).await;
+    assert_eq!(stream.status, 200);
+    let ask = stream.next().await.expect("an elicitation request");
+    assert_eq!(ask["method"], "elicitation/create");
+    let answer =
+        json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"confirm": true}}});
+    assert_eq!(s.post(&headers, &answer).await.status, 202);
+    let ask = stream.next().await.expect("a sampling request");
+    assert_eq!(ask["method"], "sampling/createMessage");
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"role": "assistant", "content": {"type": "text", "text": "notes"}, "model": "m"}});
+    assert_eq!(s.post(&headers, &answer).await.status, 202);
+    let done = stream.next().await.expect("the result");
+    assert_eq!(done["id"], 2);
+    assert_eq!(first_text(&done["result"]), "Deployed api x2: notes");
+    assert!(stream.next().await.is_none(), "the stream ends after the response");
 }

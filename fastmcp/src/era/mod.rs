@@ -27,8 +27,11 @@ use tokio_util::sync::CancellationToken;
 pub(crate) struct Connection {
     server: Server,
     session: legacy::Session,
-    /// Requests to the client; `None` where the transport cannot push (stateless legacy HTTP).
+    /// Requests to the client on the connection's own stream (stdio); HTTP sessions push on each request's
+    /// response stream instead.
     outbound: Option<Arc<outbound::Outbound>>,
+    /// Server-to-client requests awaiting the client's answer.
+    pending: Arc<outbound::Pending>,
     /// Where request-scoped notifications go.
     notify: Option<mpsc::Sender<String>>,
     in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
@@ -74,23 +77,28 @@ impl Connection {
     /// A connection whose client is reached through `tx` (responses, notifications and, unless `push` is
     /// false, server-to-client requests).
     pub fn new(server: Server, tx: mpsc::Sender<String>, push: bool) -> Self {
-        let outbound = push.then(|| Arc::new(outbound::Outbound::new(tx.clone())));
+        let pending = Arc::new(outbound::Pending::default());
+        let outbound = push.then(|| Arc::new(outbound::Outbound::new(tx.clone(), pending.clone())));
         Self {
             server,
             session: legacy::Session::default(),
             outbound,
+            pending,
             notify: Some(tx),
             in_flight: Mutex::new(HashMap::new()),
         }
     }
 
-    /// A connection with no channel back to the client besides each request's own response: HTTP sessions
-    /// until their SSE streams land (no notifications, no server-to-client requests).
+    /// A connection with no stream of its own back to the client (an HTTP session): each request's
+    /// notifications and server-to-client requests go on that request's response ([`request_on`]).
+    ///
+    /// [`request_on`]: Self::request_on
     pub fn detached(server: Server) -> Self {
         Self {
             server,
             session: legacy::Session::default(),
             outbound: None,
+            pending: Arc::default(),
             notify: None,
             in_flight: Mutex::new(HashMap::new()),
         }
@@ -102,14 +110,12 @@ impl Connection {
 
     /// The client's input ended: requests waiting on its answers fail now rather than at their timeout.
     pub fn input_closed(&self) {
-        if let Some(outbound) = &self.outbound {
-            outbound.close();
-        }
+        self.pending.close();
     }
 
     /// A response from the client to a request the server sent (legacy era).
     pub fn response(&self, id: &crate::protocol::RequestId, reply: Result<Box<RawValue>, ErrorObject>) {
-        let routed = self.outbound.as_ref().is_some_and(|o| o.resolve(id, reply));
+        let routed = self.pending.resolve(id, reply);
         if !routed {
             tracing::debug!("ignoring a response to unknown request {id}");
         }
@@ -120,9 +126,25 @@ impl Connection {
         req.method == "initialize"
     }
 
+    /// Serves one request whose notifications and server-to-client requests go on `stream` (an HTTP response's
+    /// SSE stream) rather than the connection's own; returns the response as [`request`](Self::request) does.
+    pub async fn request_on(&self, req: Request, stream: mpsc::Sender<String>) -> Option<String> {
+        let outbound = Arc::new(outbound::Outbound::new(stream.clone(), self.pending.clone()));
+        self.serve(req, Some(&outbound), Some(&stream)).await
+    }
+
     /// Serves one request; returns the response's JSON text, or `None` when the client cancelled it (then the
     /// handler's future was dropped and no response is due).
     pub async fn request(&self, req: Request) -> Option<String> {
+        self.serve(req, self.outbound.as_ref(), self.notify.as_ref()).await
+    }
+
+    async fn serve(
+        &self,
+        req: Request,
+        outbound: Option<&Arc<outbound::Outbound>>,
+        notify: Option<&mpsc::Sender<String>>,
+    ) -> Option<String> {
         let cancel = CancellationToken::new();
         let previous = self.in_flight().insert(req.id.clone(), cancel.clone());
         if let Some(previous) = previous {
@@ -130,7 +152,7 @@ impl Connection {
             previous.cancel();
         }
         let _in_flight = InFlight { conn: self, id: req.id.clone() };
-        let link = Link { outbound: self.outbound.as_ref(), notify: self.notify.as_ref(), cancel: cancel.clone() };
+        let link = Link { outbound, notify, cancel: cancel.clone() };
         let serve = async {
             match modern_claim(req.params.as_deref()) {
                 Some(meta) => modern::serve(&self.server, link, req, meta).await.0,
@@ -256,8 +278,15 @@ fn progress_token(params: Option<&RawValue>) -> Option<ProgressToken> {
     serde_json::from_str::<Peek>(raw).ok()?.meta?.progress_token
 }
 
-/// Serves one modern request outside any connection (stateless HTTP): no session, nothing but the response.
-pub(crate) async fn serve_stateless(server: &Server, req: Request, meta: JsonObject) -> (String, Status) {
-    let link = Link { outbound: None, notify: None, cancel: CancellationToken::new() };
+/// Serves one modern request outside any connection (stateless HTTP): no session; notifications go on
+/// `notify` (the request's SSE stream) if it has one, and `cancel` fires when the client goes away.
+pub(crate) async fn serve_stateless(
+    server: &Server,
+    req: Request,
+    meta: JsonObject,
+    notify: Option<&mpsc::Sender<String>>,
+    cancel: CancellationToken,
+) -> (String, Status) {
+    let link = Link { outbound: None, notify, cancel };
     modern::serve(server, link, req, meta).await
 }

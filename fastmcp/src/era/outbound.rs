@@ -4,18 +4,45 @@ use crate::protocol::{ErrorObject, InputRequest, OutboundMessage, RequestId};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
 type Reply = Result<Box<RawValue>, ErrorObject>;
 
-/// Sends requests to the client over the connection's outbound queue and awaits their responses.
+/// The session's server-to-client requests awaiting an answer, by id. Shared by every stream the session's
+/// requests go out on, since the answers come back on whatever the client sends next.
+#[derive(Default)]
+pub(crate) struct Pending {
+    next_id: AtomicI64,
+    waiting: Mutex<HashMap<RequestId, oneshot::Sender<Reply>>>,
+}
+
+impl Pending {
+    fn waiting(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, oneshot::Sender<Reply>>> {
+        self.waiting.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Routes a response from the client to the request waiting for it; false if none is.
+    pub fn resolve(&self, id: &RequestId, reply: Reply) -> bool {
+        match self.waiting().remove(id) {
+            Some(waiting) => waiting.send(reply).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Fails every request still waiting: the client can no longer answer.
+    pub fn close(&self) {
+        self.waiting().clear();
+    }
+}
+
+/// Sends requests to the client on one outbound stream (stdout, or one HTTP response's SSE stream) and
+/// awaits their responses through the session's [`Pending`] map.
 pub(crate) struct Outbound {
     tx: mpsc::Sender<String>,
-    next_id: AtomicI64,
-    pending: Mutex<HashMap<RequestId, oneshot::Sender<Reply>>>,
+    pending: Arc<Pending>,
 }
 
 /// Why a server-to-client request produced no result.
@@ -46,17 +73,13 @@ struct PendingGuard<'a> {
 
 impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
-        self.outbound.pending().remove(&self.id);
+        self.outbound.pending.waiting().remove(&self.id);
     }
 }
 
 impl Outbound {
-    pub fn new(tx: mpsc::Sender<String>) -> Self {
-        Self { tx, next_id: AtomicI64::new(1), pending: Mutex::new(HashMap::new()) }
-    }
-
-    fn pending(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, oneshot::Sender<Reply>>> {
-        self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    pub fn new(tx: mpsc::Sender<String>, pending: Arc<Pending>) -> Self {
+        Self { tx, pending }
     }
 
     /// Sends one request and waits for its response, at most `timeout`.
@@ -66,14 +89,14 @@ impl Outbound {
         params: &P,
         timeout: Duration,
     ) -> Result<Box<RawValue>, OutboundError> {
-        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let id = RequestId::Number(self.pending.next_id.fetch_add(1, Ordering::Relaxed) + 1);
         let line =
             serde_json::to_string(&OutboundMessage { jsonrpc: "2.0", id: Some(&id), method, params: Some(params) })
                 .map_err(|e| {
                     OutboundError::Client(ErrorObject::internal(format!("request could not be serialized: {e}")))
                 })?;
         let (reply_tx, reply_rx) = oneshot::channel();
-        self.pending().insert(id.clone(), reply_tx);
+        self.pending.waiting().insert(id.clone(), reply_tx);
         let _guard = PendingGuard { outbound: self, id };
         self.tx.send(line).await.map_err(|_| OutboundError::Closed)?;
         match tokio::time::timeout(timeout, reply_rx).await {
@@ -89,19 +112,6 @@ impl Outbound {
             InputRequest::Elicit(p) => self.request(request.method(), p, timeout).await,
             InputRequest::CreateMessage(p) => self.request(request.method(), p, timeout).await,
             InputRequest::ListRoots => self.request(request.method(), &serde_json::json!({}), timeout).await,
-        }
-    }
-
-    /// Fails every request still waiting: the client can no longer answer.
-    pub fn close(&self) {
-        self.pending().clear();
-    }
-
-    /// Routes a response from the client to the request waiting for it; false if none is.
-    pub fn resolve(&self, id: &RequestId, reply: Reply) -> bool {
-        match self.pending().remove(id) {
-            Some(waiting) => waiting.send(reply).is_ok(),
-            None => false,
         }
     }
 }

@@ -9,6 +9,7 @@ use crate::era::{self, Connection, Status};
 use crate::protocol::{ErrorObject, Inbound, Request, RequestId, codes, error_json};
 use crate::server::Server;
 use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap, HeaderValue};
@@ -17,17 +18,24 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use std::collections::HashMap;
+use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 const PROTOCOL_HEADER: &str = "mcp-protocol-version";
 const METHOD_HEADER: &str = "mcp-method";
 const NAME_HEADER: &str = "mcp-name";
 
-type Response = hyper::Response<Full<Bytes>>;
+type Body = BoxBody<Bytes, Infallible>;
+type Response = hyper::Response<Body>;
+
+/// Messages queued on one SSE response before the handler waits for the client to read.
+const SSE_QUEUE: usize = 64;
 
 /// Where the endpoint listens.
 #[derive(Debug, Clone)]
@@ -141,7 +149,7 @@ async fn shutdown_signal() {
 }
 
 fn json(status: StatusCode, body: String) -> Response {
-    let mut response = hyper::Response::new(Full::new(Bytes::from(body)));
+    let mut response = hyper::Response::new(Full::new(Bytes::from(body)).boxed());
     *response.status_mut() = status;
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
@@ -152,7 +160,7 @@ fn error(status: StatusCode, id: Option<&RequestId>, e: &ErrorObject) -> Respons
 }
 
 fn empty(status: StatusCode) -> Response {
-    let mut response = hyper::Response::new(Full::new(Bytes::new()));
+    let mut response = hyper::Response::new(Full::new(Bytes::new()).boxed());
     *response.status_mut() = status;
     response
 }
@@ -250,13 +258,25 @@ impl Endpoint {
             let e = ErrorObject::new(codes::HEADER_MISMATCH, format!("Header mismatch: {mismatch}"));
             return error(StatusCode::BAD_REQUEST, Some(&req.id), &e);
         }
-        let (line, status) = era::serve_stateless(&self.server, req, meta).await;
-        let status = match status {
-            Status::Ok => StatusCode::OK,
-            Status::BadRequest => StatusCode::BAD_REQUEST,
-            Status::NotFound => StatusCode::NOT_FOUND,
-        };
-        json(status, line)
+        // Progress and logs need a stream to travel on: a request that asked for either gets SSE.
+        let streams = meta.contains_key(crate::protocol::META_PROGRESS_TOKEN)
+            || meta.contains_key(crate::protocol::META_LOG_LEVEL);
+        if !streams {
+            let (line, status) = era::serve_stateless(&self.server, req, meta, None, CancellationToken::new()).await;
+            return json(http_status(status), line);
+        }
+        let server = self.server.clone();
+        sse(move |tx| async move {
+            // Closing the response stream is cancellation on the modern protocol.
+            let cancel = CancellationToken::new();
+            let serve = era::serve_stateless(&server, req, meta, Some(&tx), cancel.clone());
+            tokio::select! {
+                (line, _) = serve => {
+                    let _ = tx.send(line).await;
+                }
+                () = tx.closed() => cancel.cancel(),
+            }
+        })
     }
 
     /// A legacy request: `initialize` opens a session (its id in `Mcp-Session-Id`); later requests name it.
@@ -301,6 +321,15 @@ impl Endpoint {
             let e = ErrorObject::new(-32001, "Session not found");
             return error(StatusCode::NOT_FOUND, Some(&req.id), &e);
         };
+        // Handlers may log, report progress or (through the shim) ask the client: their response is an SSE
+        // stream carrying those messages, then the result. A disconnect is not a cancellation here.
+        if matches!(req.method.as_str(), "tools/call" | "prompts/get" | "resources/read") {
+            return sse(move |tx| async move {
+                if let Some(line) = conn.request_on(req, tx.clone()).await {
+                    let _ = tx.send(line).await;
+                }
+            });
+        }
         match conn.request(req).await {
             Some(line) => json(StatusCode::OK, line),
             None => empty(StatusCode::ACCEPTED),
@@ -329,6 +358,49 @@ impl Endpoint {
 
     fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Session>> {
         self.sessions.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+fn http_status(status: Status) -> StatusCode {
+    match status {
+        Status::Ok => StatusCode::OK,
+        Status::BadRequest => StatusCode::BAD_REQUEST,
+        Status::NotFound => StatusCode::NOT_FOUND,
+    }
+}
+
+/// An SSE response whose messages `produce` sends (each a JSON-RPC message); the stream ends when it returns.
+fn sse<F, Fut>(produce: F) -> Response
+where
+    F: FnOnce(mpsc::Sender<String>) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let (tx, rx) = mpsc::channel(SSE_QUEUE);
+    tokio::spawn(produce(tx));
+    let mut response = hyper::Response::new(SseBody { rx }.boxed());
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// Frames each queued JSON-RPC message as one SSE `message` event.
+struct SseBody {
+    rx: mpsc::Receiver<String>,
+}
+
+impl hyper::body::Body for SseBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Infallible>>> {
+        self.rx.poll_recv(cx).map(|message| {
+            message.map(|json| Ok(hyper::body::Frame::data(Bytes::from(format!("event: message\ndata: {json}\n\n")))))
+        })
     }
 }
 

@@ -1,8 +1,9 @@
 // The TypeScript SDK v2 client (an independent implementation) drives fastmcp's resumable examples over
 // stdio, answering elicitation and sampling through its request handlers.
-// Usage: node stdio_examples.mjs <target-dir-with-binaries> [legacy|auto|2026-07-28 ...]
+// Usage: node stdio_examples.mjs <target-dir-with-binaries> [legacy|auto|2026-07-28 ...]          (stdio)
+//        node stdio_examples.mjs http:<deploy-port>,<survey-port>,<sum-port> [modes ...]          (HTTP)
 // Prints one line per check and ends with "N passed, M failed"; exits non-zero on any failure.
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import path from 'node:path';
 
@@ -20,7 +21,8 @@ let passed = 0;
 let failed = 0;
 for (const mode of modes) {
   for (const [binary, tool, args, expected, accept] of cases) {
-    const label = `[${mode}] ${tool}${accept ? '' : ' declined'}`;
+    const overHttp = target.startsWith('http:');
+    const label = `[${overHttp ? 'http' : 'stdio'} ${mode}] ${tool}${accept ? '' : ' declined'}`;
     const client = new Client({ name: 'fastmcp-interop', version: '0.0.1' }, {
       capabilities: { elicitation: {}, sampling: {} },
       versionNegotiation: mode === 'legacy' || mode === 'auto' ? { mode } : { mode: { pin: mode } },
@@ -36,7 +38,10 @@ for (const mode of modes) {
       if (req.params.maxTokens !== 200) throw new Error(`maxTokens ${req.params.maxTokens}`);
       return { role: 'assistant', content: { type: 'text', text: 'shiny notes' }, model: 'fake-model', stopReason: 'endTurn' };
     });
-    const transport = new StdioClientTransport({ command: path.join(target, binary), args: [], stderr: 'ignore' });
+    const ports = Object.fromEntries(['deploy', 'survey', 'sum'].map((b, i) => [b, target.slice(5).split(',')[i]]));
+    const transport = overHttp
+      ? new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${ports[binary]}/mcp`))
+      : new StdioClientTransport({ command: path.join(target, binary), args: [], stderr: 'ignore' });
     try {
       await client.connect(transport);
       const result = await client.callTool({ name: tool, arguments: args });
