@@ -262,3 +262,18 @@ async fn batches_are_served_element_by_element() {
     still_alive(&mut c).await; // a notification-only batch gets no reply, so the next message is the pong
     c.close().await;
 }
+
+#[tokio::test]
+async fn legacy_sessions_subscribe_to_resources() {
+    let mut c = quickstart();
+    let init = c.initialize("2025-11-25").await;
+    assert_eq!(init["capabilities"]["resources"]["subscribe"], true);
+    let r = c.request("resources/subscribe", json!({"uri": "quickstart://readme"})).await;
+    assert_eq!(r["result"], json!({}));
+    let r = c.request("resources/unsubscribe", json!({"uri": "quickstart://readme"})).await;
+    assert_eq!(r["result"], json!({}));
+    let r = c.request("resources/subscribe", json!({"uri": "quickstart://nope"})).await;
+    assert_eq!(code(&r), -32002);
+    assert_eq!(code(&c.request("resources/subscribe", json!({})).await), -32602);
+    c.close().await;
+}

@@ -344,12 +344,15 @@ async fn modern_single_input_flows() {
     let r1 = tool(&mut c, "test_input_required_result_elicitation", None).await;
     let (requests, state) = input_required(&r1);
     let key = only(&requests, "elicitation/create");
+    assert_eq!(key, "user_name", "the author named this ask's key");
     assert_eq!(requests[&key]["params"]["requestedSchema"]["properties"]["name"]["type"], "string");
-    // Wrong keys, or a malformed answer under another key: a new input_required, never complete.
-    for wrong in [json!({"other": accept(json!({"name": "x"}))}), json!({"user_name": 12345})] {
-        let again = tool(&mut c, "test_input_required_result_elicitation", Some((wrong, &state))).await;
-        assert_eq!(input_required(&again).0, requests);
-    }
+    // Wrong keys: a new input_required; a malformed answer: an error. Never complete.
+    let wrong = json!({"other": accept(json!({"name": "x"}))});
+    let again = tool(&mut c, "test_input_required_result_elicitation", Some((wrong, &state))).await;
+    assert_eq!(input_required(&again).0, requests);
+    let malformed =
+        tool(&mut c, "test_input_required_result_elicitation", Some((json!({"user_name": 12345}), &state))).await;
+    assert_eq!(malformed["error"]["code"], -32602, "{malformed}");
     let answer = json!({ key.clone(): accept(json!({"name": "Ada"})), "extra": {"ignored": true} });
     let done = tool(&mut c, "test_input_required_result_elicitation", Some((answer, &state))).await;
     assert_eq!(complete_text(&done), "Hello, Ada!");
@@ -637,10 +640,13 @@ async fn legacy_sampling_and_elicitation() {
     let (r, asked) = c
         .client
         .request_answering("tools/call", call_params("test_elicitation", json!({"message": "Tell me"})), |_| {
-            Ok(accept(json!({"response": "ok"})))
+            Ok(accept(json!({"username": "ok", "email": "ok@example.com"})))
         })
         .await;
-    assert_eq!(first_text(&r["result"]), r#"User response: action=accept, content={"response":"ok"}"#);
+    assert_eq!(
+        first_text(&r["result"]),
+        r#"User response: action=accept, content={"username":"ok","email":"ok@example.com"}"#
+    );
     assert_eq!(asked[0]["method"], "elicitation/create");
     assert_eq!(asked[0]["params"]["message"], "Tell me");
     assert_eq!(asked[0]["params"]["requestedSchema"]["type"], "object");
@@ -717,8 +723,10 @@ async fn legacy_sep1330_enums() {
             {"const": "value3", "title": "Third Option"}
         ])
     );
-    // `#[elicit]` has no `enumNames` on 2025-11-25: the legacy titled enum is a titled `oneOf` here.
-    assert_eq!(props["legacyEnum"]["oneOf"][0], json!({"const": "opt1", "title": "Option One"}));
+    // `#[elicit(enum_names)]` keeps the legacy titled enum as `enum` + `enumNames` on every revision.
+    assert!(props["legacyEnum"].get("oneOf").is_none());
+    assert_eq!(props["legacyEnum"]["enum"], json!(["opt1", "opt2", "opt3"]));
+    assert_eq!(props["legacyEnum"]["enumNames"], json!(["Option One", "Option Two", "Option Three"]));
     assert_eq!(
         props["untitledMulti"],
         json!({"type": "array", "description": "Select multiple options", "minItems": 1, "maxItems": 3,

@@ -84,6 +84,11 @@ async fn modern_requests_are_stateless_and_checked() {
         .await;
     assert_eq!(ok.status, 200, "names are case-insensitive and values are trimmed: {ok:?}");
 
+    // A modern header with no envelope in the body: the envelope is missing (400 / -32602).
+    let bare = json!({"jsonrpc": "2.0", "id": 5, "method": "server/discover", "params": {}});
+    let r = s.post(&[("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "server/discover")], &bare).await;
+    assert_eq!((r.status, r.json()["error"]["code"].clone()), (400, json!(-32602)), "{r:?}");
+
     // Envelope, version, method: 400, 400, 404.
     let mut no_caps = body("tools/list", json!({}));
     no_caps["params"]["_meta"].as_object_mut().unwrap().remove("io.modelcontextprotocol/clientCapabilities");

@@ -152,12 +152,14 @@ async fn test_sampling(
     Ok(format!("LLM response: {}", reply.text()))
 }
 
-/// A free-text answer.
+/// Who the user is.
 #[elicit]
 #[derive(Serialize)]
 struct UserResponse {
     /// User's response
-    response: String,
+    username: String,
+    /// User's email address
+    email: String,
 }
 
 /// Tests server-initiated elicitation (user input request).
@@ -268,6 +270,7 @@ struct Enums {
     /// Select one option with titles
     titled_single: Option<TitledSingle>,
     /// Select one option (legacy)
+    #[elicit(enum_names)]
     legacy_enum: Option<Legacy>,
     /// Select multiple options
     #[elicit(min_items = 1, max_items = 3)]
@@ -332,7 +335,7 @@ async fn test_streaming_elicitation() -> Result<String> {
 /// Round 1 elicits a name; round 2 greets.
 #[tool]
 async fn test_input_required_result_elicitation() -> Result<String> {
-    let answer = Name::elicit("What is your name?").ask().await?;
+    let answer = Name::elicit("What is your name?").ask_as("user_name").await?;
     Ok(match answer.accepted() {
         Some(Name { name }) => format!("Hello, {name}!"),
         None => "No name given.".into(),

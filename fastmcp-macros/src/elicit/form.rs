@@ -263,6 +263,7 @@ fn field_options(private: &TokenStream, field: &Field) -> TokenStream {
     let (min_length, max_length) = (count(&o.min_length), count(&o.max_length));
     let (min_items, max_items) = (count(&o.min_items), count(&o.max_items));
     let (minimum, maximum) = (bound(private, &o.minimum), bound(private, &o.maximum));
+    let enum_names = o.enum_names.is_some();
     quote! {
         #private::form::FieldOptions {
             title: #title,
@@ -274,6 +275,7 @@ fn field_options(private: &TokenStream, field: &Field) -> TokenStream {
             maximum: #maximum,
             min_items: #min_items,
             max_items: #max_items,
+            enum_names: #enum_names,
         }
     }
 }

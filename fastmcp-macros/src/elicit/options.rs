@@ -37,6 +37,7 @@ impl Place {
                 "maximum",
                 "min_items",
                 "max_items",
+                "enum_names",
             ],
             Place::Variant => &["title", "rename"],
         }
@@ -130,6 +131,8 @@ pub struct Options {
     pub maximum: Option<Given<Number>>,
     pub min_items: Option<Given<u64>>,
     pub max_items: Option<Given<u64>>,
+    /// A titled single select as the legacy `enum` + `enumNames` instead of `oneOf`.
+    pub enum_names: Option<Given<bool>>,
 }
 
 impl Options {
@@ -188,6 +191,7 @@ impl Options {
             "maximum" => self.maximum.is_some(),
             "min_items" => self.min_items.is_some(),
             "max_items" => self.max_items.is_some(),
+            "enum_names" => self.enum_names.is_some(),
             _ => false,
         }
     }
@@ -208,6 +212,10 @@ impl Options {
             "format" => self.format = format(cx, meta).map(|v| Given::at(meta, v)),
             "minimum" => self.minimum = number(cx, key, meta).map(|v| Given::at(meta, v)),
             "maximum" => self.maximum = number(cx, key, meta).map(|v| Given::at(meta, v)),
+            "enum_names" => match meta {
+                Meta::Path(_) => self.enum_names = Some(Given::at(meta, true)),
+                _ => cx.error_spanned_by(meta, "`enum_names` is a flag: write `#[elicit(enum_names)]`"),
+            },
             _ => {}
         }
     }

@@ -279,9 +279,10 @@ fn asks_in_tokens(tokens: TokenStream) -> Vec<Span> {
     for (i, t) in tokens.iter().enumerate() {
         match t {
             TokenTree::Group(g) => found.extend(asks_in_tokens(g.stream())),
-            TokenTree::Ident(id) if id == "ask" => {
+            TokenTree::Ident(id) if id == "ask" || id == "ask_as" => {
                 let rest = &tokens[i + 1..];
-                let called = matches!(rest.first(), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis && g.stream().is_empty());
+                let named = id == "ask_as";
+                let called = matches!(rest.first(), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis && g.stream().is_empty() != named);
                 let dot = matches!(rest.get(1), Some(TokenTree::Punct(p)) if p.as_char() == '.');
                 let awaited = matches!(rest.get(2), Some(TokenTree::Ident(a)) if a == "await");
                 if called && dot && awaited {

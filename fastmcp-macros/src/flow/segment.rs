@@ -15,8 +15,8 @@
 use super::Flow;
 use super::scope::for_queue;
 use super::syntax::{
-    ask_index, ask_parts, block_contains, contains, for_index, head_mut, operands_mut, stmt_contains, stmt_diverges,
-    stmt_expr_mut, stmt_suspends, suspends, unit, uses_label,
+    ask_index, ask_key, ask_parts, block_contains, contains, for_index, head_mut, operands_mut, stmt_contains,
+    stmt_diverges, stmt_expr_mut, stmt_suspends, suspends, unit, uses_label,
 };
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -293,7 +293,7 @@ impl<'f> Segmenter<'f> {
         // Bound again where the round resumes: read here, so the binding isn't unused in this arm.
         let literals = site.literals.iter().chain(&site.declared).map(|&id| &flow.locals[id].ident);
         let a = ask_witness(k);
-        let key = key(k);
+        let key = ask_key(ask).map_or_else(|| key(k), |key| key.value());
         let step = LitInt::new(&k.to_string(), span);
         expr_block(quote_spanned! {span=>
             let __fastmcp_ask = #builder;
@@ -309,7 +309,7 @@ impl<'f> Segmenter<'f> {
         let p = crate::expand::private();
         let slot = slot();
         let a = ask_witness(k);
-        let key = key(k);
+        let key = ask_key(ask).map_or_else(|| key(k), |key| key.value());
         syn::parse_quote_spanned!(span=> #p::answer(#slot, &#a, #key, &mut __fastmcp_responses).await)
     }
 }

@@ -12,13 +12,26 @@ const ASK_MARK: &str = "__fastmcp_ask";
 /// The mark on a `for` loop whose body suspends: `#[__fastmcp_for(n)]`, n counting from 0.
 const FOR_MARK: &str = "__fastmcp_for";
 
-/// `<builder>.ask().await`: the builder and the `ask` method's span.
+/// `<builder>.ask().await` or `<builder>.ask_as("key").await`: the builder and the method's span.
 pub fn ask_parts(e: &Expr) -> Option<(&Expr, Span)> {
     let Expr::Await(ExprAwait { base, .. }) = e else { return None };
     let Expr::MethodCall(ExprMethodCall { receiver, method, turbofish: None, args, .. }) = &**base else {
         return None;
     };
-    (method == "ask" && args.is_empty()).then(|| (&**receiver, method.span()))
+    let named = method == "ask_as"
+        && args.len() == 1
+        && matches!(args.first(), Some(Expr::Lit(l)) if matches!(l.lit, syn::Lit::Str(_)));
+    (method == "ask" && args.is_empty() || named).then(|| (&**receiver, method.span()))
+}
+
+/// The key an author gave an ask with `.ask_as("key")`, if any (else the key comes from its position).
+pub fn ask_key(e: &Expr) -> Option<syn::LitStr> {
+    let Expr::Await(ExprAwait { base, .. }) = e else { return None };
+    let Expr::MethodCall(ExprMethodCall { method, args, .. }) = &**base else { return None };
+    match args.first() {
+        Some(Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(key), .. })) if method == "ask_as" => Some(key.clone()),
+        _ => None,
+    }
 }
 
 pub fn is_ask(e: &Expr) -> bool {

@@ -6,7 +6,7 @@ use crate::context::{Context, Extras, Push, Scope, SessionState};
 use crate::error::Error;
 use crate::protocol::{
     ClientCapabilities, Era, ErrorObject, Implementation, InitializeParams, InitializeResult, LoggingLevel,
-    ProtocolVersion, Request, SetLevelParams, error_json, response_json,
+    ProtocolVersion, Request, ResourceUriParams, SetLevelParams, error_json, response_json,
 };
 use crate::server::Server;
 use crate::server::dispatch::{self, Outcome, Reply, Round, parse_params};
@@ -22,6 +22,8 @@ pub(crate) struct Session {
     log_level: AtomicU8,
     /// What handlers keep per session (`Context::set`), and `on_close` callbacks.
     state: Arc<SessionState>,
+    /// URIs the client subscribed to with `resources/subscribe`.
+    subscriptions: std::sync::Mutex<std::collections::BTreeSet<String>>,
 }
 
 /// What the client said at `initialize`.
@@ -72,7 +74,20 @@ pub(crate) async fn serve(server: &Server, session: &Session, link: Link<'_>, re
                 ));
                 return error_json(Some(&req.id), &e);
             };
-            if method == "logging/setLevel" {
+            if method == "resources/subscribe" || method == "resources/unsubscribe" {
+                parse_params::<ResourceUriParams>(method, params).and_then(|p| {
+                    if server.inner.registry.resolve(&p.uri).is_none() {
+                        return Err(Error::resource_not_found(p.uri));
+                    }
+                    let mut subscriptions = session.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+                    if method == "resources/subscribe" {
+                        subscriptions.insert(p.uri);
+                    } else {
+                        subscriptions.remove(&p.uri);
+                    }
+                    Reply::new(serde_json::json!({}), false)
+                })
+            } else if method == "logging/setLevel" {
                 parse_params::<SetLevelParams>(method, params).and_then(|p| {
                     session.log_level.store(p.level as u8 + 1, Ordering::Relaxed);
                     Reply::new(serde_json::json!({}), false)

@@ -131,9 +131,15 @@ fn input_required(server: &Server, ctx: &Context, suspended: Suspended) -> Outco
 /// `server/discover`: what the server supports. Answered in either era, so probing clients find us.
 pub(crate) fn discover(server: &Server) -> Outcome {
     let inner = &server.inner;
+    let mut capabilities = inner.capabilities.clone();
+    // On the modern protocol `resources.subscribe` means resource subscriptions on `subscriptions/listen`,
+    // which this server does not offer yet; legacy sessions subscribe with `resources/subscribe`.
+    if let Some(resources) = &mut capabilities.resources {
+        resources.subscribe = None;
+    }
     let result = DiscoverResult {
         supported_versions: ProtocolVersion::MODERN.iter().map(|v| v.as_str().to_owned()).collect(),
-        capabilities: inner.capabilities.clone(),
+        capabilities,
         instructions: inner.instructions.clone(),
     };
     match Reply::new(result, true) {

@@ -23,6 +23,13 @@ pub trait AskExt: Ask {
     fn ask(self) -> Asking<Self> {
         Asking(self)
     }
+
+    /// As [`ask`](Self::ask), under a key the author chooses instead of one derived from the ask's position
+    /// (`Name::elicit("Your name?").ask_as("user_name").await?`). The key must be a string literal.
+    fn ask_as(self, key: &'static str) -> Asking<Self> {
+        let _ = key;
+        Asking(self)
+    }
 }
 
 impl<A: Ask> AskExt for A {}

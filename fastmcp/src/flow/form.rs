@@ -32,6 +32,9 @@ pub struct FieldOptions {
     pub min_items: Option<u64>,
     /// Multi-selects: at most this many choices.
     pub max_items: Option<u64>,
+    /// Titled single selects: written as the legacy `enum` + `enumNames` rather than `oneOf` (for clients
+    /// that know only that form). Other fields ignore it.
+    pub enum_names: bool,
 }
 
 impl FieldOptions {
@@ -46,6 +49,7 @@ impl FieldOptions {
         maximum: None,
         min_items: None,
         max_items: None,
+        enum_names: false,
     };
 }
 
@@ -544,6 +548,9 @@ pub fn select_property<E: ElicitChoice>(options: &FieldOptions) -> JsonObject {
     let mut p = base("string", options);
     let titled = titled(E::CHOICES);
     p.insert(if titled { "oneOf" } else { "enum" }.into(), choice_list(E::CHOICES, titled));
+    if options.enum_names {
+        titles_as_enum_names(&mut p);
+    }
     p
 }
 
@@ -708,17 +715,23 @@ const fn str_eq(a: &str, b: &str) -> bool {
 pub fn legacy_enum_names(schema: &mut JsonObject) {
     let Some(Value::Object(properties)) = schema.get_mut("properties") else { return };
     for property in properties.values_mut() {
-        let Value::Object(p) = property else { continue };
-        let Some(Value::Array(one_of)) = p.remove("oneOf") else { continue };
-        let mut values = Vec::with_capacity(one_of.len());
-        let mut names = Vec::with_capacity(one_of.len());
-        for choice in &one_of {
-            values.push(choice.get("const").cloned().unwrap_or(Value::Null));
-            names.push(choice.get("title").or_else(|| choice.get("const")).cloned().unwrap_or(Value::Null));
+        if let Value::Object(p) = property {
+            titles_as_enum_names(p);
         }
-        p.insert("enum".into(), Value::Array(values));
-        p.insert("enumNames".into(), Value::Array(names));
     }
+}
+
+/// One property's `oneOf: [{const, title}]` as `enum` + `enumNames`; other properties are left alone.
+fn titles_as_enum_names(p: &mut JsonObject) {
+    let Some(Value::Array(one_of)) = p.remove("oneOf") else { return };
+    let mut values = Vec::with_capacity(one_of.len());
+    let mut names = Vec::with_capacity(one_of.len());
+    for choice in &one_of {
+        values.push(choice.get("const").cloned().unwrap_or(Value::Null));
+        names.push(choice.get("title").or_else(|| choice.get("const")).cloned().unwrap_or(Value::Null));
+    }
+    p.insert("enum".into(), Value::Array(values));
+    p.insert("enumNames".into(), Value::Array(names));
 }
 
 // ---- helpers -------------------------------------------------------------------------------------------

@@ -365,7 +365,8 @@ fn capabilities(registry: &Registry) -> ServerCapabilities {
         completions: (has_prompts || !registry.templates.is_empty()).then(JsonObject::new),
         tools: (!registry.tools.is_empty()).then(ListChangedCapability::default),
         prompts: has_prompts.then(ListChangedCapability::default),
-        resources: has_resources.then(ResourcesCapability::default),
+        // Legacy sessions may subscribe to a resource's updates.
+        resources: has_resources.then_some(ResourcesCapability { subscribe: Some(true), list_changed: None }),
         ..ServerCapabilities::default()
     }
 }

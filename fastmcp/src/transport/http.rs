@@ -234,6 +234,13 @@ impl Endpoint {
             Err(rejected) => error(StatusCode::BAD_REQUEST, rejected.id.as_ref(), &rejected.error),
             Ok(Inbound::Request(req)) => match era::modern_claim(req.params.as_deref()) {
                 Some(meta) => self.modern(&headers, req, meta).await,
+                // A modern version header with no envelope in the body: the envelope is missing, not legacy.
+                None if claims_modern_header(&headers) => {
+                    let missing = [crate::protocol::META_PROTOCOL_VERSION, crate::protocol::META_CLIENT_CAPABILITIES];
+                    let e = ErrorObject::invalid_params(format!("Missing required _meta keys: {}", missing.join(", ")))
+                        .with_data(serde_json::json!({ "missing": missing }));
+                    error(StatusCode::BAD_REQUEST, Some(&req.id), &e)
+                }
                 None => self.legacy(&headers, req).await,
             },
             Ok(Inbound::Notification(note)) => {
@@ -440,6 +447,12 @@ fn check_headers(headers: &HeaderMap, req: &Request, meta: &crate::protocol::Jso
         }
     }
     Ok(())
+}
+
+/// An `MCP-Protocol-Version` header naming a modern revision.
+fn claims_modern_header(headers: &HeaderMap) -> bool {
+    let version = headers.get(PROTOCOL_HEADER).and_then(|v| v.to_str().ok()).map(str::trim);
+    version.and_then(crate::protocol::ProtocolVersion::parse).is_some_and(|v| v.era() == crate::protocol::Era::Modern)
 }
 
 /// `localhost`, `127.x.y.z` or `[::1]`, with an optional port.
