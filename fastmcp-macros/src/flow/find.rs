@@ -233,6 +233,15 @@ impl<'a> Visit<'a> for Report<'_> {
         {
             self.cx.error_at(span, self.message());
         }
+        if let Some(key) = super::syntax::ask_key(&e) {
+            let value = key.value();
+            if value.is_empty() || value.contains('/') {
+                self.cx.error_at(
+                    key.span(),
+                    "an `.ask_as` key is a non-empty string without `/` (`/` separates a sub-flow's keys)",
+                );
+            }
+        }
         visit::visit_expr_await(self, a);
     }
 
