@@ -219,7 +219,8 @@ fn list(params: Option<&RawValue>, pages: &super::registry::Pages, key: &'static
 }
 
 /// Runs a handler's future, turning a panic into an error so one bad handler never takes the server down.
-async fn guarded<T>(what: &str, fut: impl Future<Output = HandlerResult<T>>) -> HandlerResult<T> {
+/// `what` names the handler; it is only built if the handler panics.
+async fn guarded<T>(what: impl FnOnce() -> String, fut: impl Future<Output = HandlerResult<T>>) -> HandlerResult<T> {
     match AssertUnwindSafe(fut).catch_unwind().await {
         Ok(result) => result,
         Err(panic) => {
@@ -228,6 +229,7 @@ async fn guarded<T>(what: &str, fut: impl Future<Output = HandlerResult<T>>) -> 
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "no message".into());
+            let what = what();
             tracing::error!("{what} panicked: {why}");
             Err(Error::internal(format!("{what} failed unexpectedly")))
         }
@@ -262,8 +264,7 @@ async fn call_tool(server: &Server, params: Option<&RawValue>, ctx: Context, rou
         Ok(None) => {}
         Err(outcome) => return outcome,
     }
-    let what = format!("tool `{}`", tool.name);
-    let run = guarded(&what, ctx.clone().scope(tool.handler.call(call)));
+    let run = guarded(|| format!("tool `{}`", tool.name), ctx.clone().scope(tool.handler.call(call)));
     let timeout = tool.handler.timeout().or(server.options().tool_timeout);
     let finished = match timeout {
         Some(limit) => tokio::time::timeout(limit, run).await.map_err(|_| limit),
@@ -299,7 +300,6 @@ async fn get_prompt(server: &Server, params: Option<&RawValue>, ctx: Context, ro
     let Some(prompt) = server.inner.registry.prompts.get(&params.name) else {
         return Outcome::Error(Error::invalid_params(format!("Unknown prompt: {}", params.name)));
     };
-    let what = format!("prompt `{}`", params.name);
     let arguments = serde_json::value::to_raw_value(&params.arguments).ok();
     let flow = Flow::new(Method::PromptsGet, &params.name, arguments.as_deref(), prompt.handler.fingerprint());
     let mut get = PromptGet::new(params.name, params.arguments.unwrap_or_default(), ctx.clone());
@@ -308,7 +308,8 @@ async fn get_prompt(server: &Server, params: Option<&RawValue>, ctx: Context, ro
         Ok(None) => {}
         Err(outcome) => return outcome,
     }
-    outcome(guarded(&what, ctx.scope(prompt.handler.get(get))).await, flow, false)
+    let result = guarded(|| format!("prompt `{}`", flow.target), ctx.scope(prompt.handler.get(get))).await;
+    outcome(result, flow, false)
 }
 
 async fn read_resource(server: &Server, params: Option<&RawValue>, ctx: Context, round: Round) -> Outcome {
@@ -319,7 +320,6 @@ async fn read_resource(server: &Server, params: Option<&RawValue>, ctx: Context,
     let Some((handler, variables)) = server.inner.registry.resolve(&params.uri) else {
         return Outcome::Error(Error::resource_not_found(params.uri));
     };
-    let what = format!("resource `{}`", params.uri);
     let flow = Flow::new(Method::ResourcesRead, &params.uri, None, handler.fingerprint());
     let first_round = params.request_state.is_none() && matches!(round, Round::Wire);
     let mut read = ResourceRead::new(params.uri, variables, ctx.clone());
@@ -329,7 +329,8 @@ async fn read_resource(server: &Server, params: Option<&RawValue>, ctx: Context,
         Err(outcome) => return outcome,
     }
     // A first-round read is cacheable (the modern wire requires cache hints on it).
-    outcome(guarded(&what, ctx.scope(handler.read(read))).await, flow, first_round)
+    let result = guarded(|| format!("resource `{}`", flow.target), ctx.scope(handler.read(read))).await;
+    outcome(result, flow, first_round)
 }
 
 async fn complete(server: &Server, params: Option<&RawValue>) -> Result<Reply, Error> {
