@@ -2,6 +2,7 @@
 
 pub(crate) mod dispatch;
 mod pagination;
+pub(crate) mod param_headers;
 mod registry;
 mod uri_template;
 

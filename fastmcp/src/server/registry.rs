@@ -1,6 +1,7 @@
 //! The immutable registry: handlers, their definitions, and the `*/list` pages, all built once at start-up.
 
 use super::pagination;
+use super::param_headers::{self, ParamHeader};
 use super::uri_template::UriTemplate;
 use crate::error::Error;
 use crate::handler::{PromptHandler, ResourceDefinition, ResourceHandler, ToolHandler};
@@ -19,6 +20,8 @@ pub(crate) struct ToolEntry {
     pub name: String,
     /// Structured output travels as `{"result": …}` (see [`crate::schema::output_schema`]).
     pub wrap_result: bool,
+    /// Arguments mirrored into `Mcp-Param-*` headers on HTTP.
+    pub param_headers: Vec<ParamHeader>,
 }
 
 pub(crate) struct PromptEntry {
@@ -93,7 +96,11 @@ impl Registry {
                 problems.push(why);
             }
             let wrap_result = def.output_schema.as_ref().is_some_and(|s| s.contains_key(WRAP_RESULT_KEY));
-            let entry = ToolEntry { handler, name: def.name.clone(), wrap_result };
+            let param_headers = param_headers::collect(&def.name, &def.input_schema).unwrap_or_else(|why| {
+                problems.push(why);
+                Vec::new()
+            });
+            let entry = ToolEntry { handler, name: def.name.clone(), wrap_result, param_headers };
             if tools.insert(def.name.clone(), entry).is_some() {
                 problems.push(format!("two tools are named `{}`; tool names must be unique", def.name));
             }

@@ -106,6 +106,17 @@ async fn test_logging_tool(ctx: Context) -> String {
     "Logging tool completed".into()
 }
 
+/// Echoes the region it runs in; `region` is mirrored into the `Mcp-Param-Region` HTTP header (SEP-2243), so
+/// a gateway can route on it without reading the body.
+#[tool(read_only)]
+async fn test_custom_header(
+    /// The region to run in.
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    region: String,
+) -> String {
+    format!("Ran in region {region}")
+}
+
 /// Tests SSE stream disconnection and client reconnection (SEP-1699).
 #[tool(read_only)]
 async fn test_reconnection() -> &'static str {
@@ -579,6 +590,7 @@ async fn main() -> fastmcp::Result<()> {
         .tool(test_tool_with_progress)
         .tool(test_tool_with_logging)
         .tool(test_logging_tool)
+        .tool(test_custom_header)
         .tool(test_reconnection)
         .tool(test_trigger_tool_change)
         .tool(test_trigger_prompt_change)

@@ -5,6 +5,8 @@
 //! request's own stream, server-to-client requests for the legacy shim, the standalone GET stream,
 //! resumption) are the next step; until then GET answers 405 and a legacy session cannot push requests.
 
+mod headers;
+
 use crate::era::{self, Connection, Status};
 use crate::protocol::{ErrorObject, Inbound, Request, RequestId, codes, error_json};
 use crate::server::Server;
@@ -25,11 +27,6 @@ use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-
-pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
-const PROTOCOL_HEADER: &str = "mcp-protocol-version";
-const METHOD_HEADER: &str = "mcp-method";
-const NAME_HEADER: &str = "mcp-name";
 
 type Body = BoxBody<Bytes, Infallible>;
 type Response = hyper::Response<Body>;
@@ -184,24 +181,13 @@ impl Endpoint {
         }
     }
 
-    /// DNS-rebinding protection for local servers: `Host` must name the loopback, and an `Origin`, if sent,
-    /// must be a loopback origin (403 otherwise, as the spec names). Returns the rejection, if any.
+    /// DNS-rebinding protection, on for loopback binds: 403 as the spec names.
     fn check_origin(&self, headers: &HeaderMap) -> Option<Response> {
-        if !self.local_only {
+        if !self.local_only || headers::local_origin(headers) {
             return None;
         }
-        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
-        let origin = headers.get(header::ORIGIN).and_then(|h| h.to_str().ok());
-        let host_ok = host.is_empty() || is_loopback_authority(host);
-        let origin_ok = origin.is_none_or(|o| {
-            o.strip_prefix("http://").or_else(|| o.strip_prefix("https://")).is_some_and(is_loopback_authority)
-        });
-        if host_ok && origin_ok {
-            None
-        } else {
-            let e = ErrorObject::new(codes::INVALID_REQUEST, "Forbidden: Host or Origin is not a local address");
-            Some(error(StatusCode::FORBIDDEN, None, &e))
-        }
+        let e = ErrorObject::new(codes::INVALID_REQUEST, "Forbidden: Host or Origin is not a local address");
+        Some(error(StatusCode::FORBIDDEN, None, &e))
     }
 
     async fn post(&self, req: hyper::Request<Incoming>) -> Response {
@@ -235,7 +221,7 @@ impl Endpoint {
             Ok(Inbound::Request(req)) => match era::modern_claim(req.params.as_deref()) {
                 Some(meta) => self.modern(&headers, req, meta).await,
                 // A modern version header with no envelope in the body: the envelope is missing, not legacy.
-                None if claims_modern_header(&headers) => {
+                None if headers::claims_modern(&headers) => {
                     let missing = [crate::protocol::META_PROTOCOL_VERSION, crate::protocol::META_CLIENT_CAPABILITIES];
                     let e = ErrorObject::invalid_params(format!("Missing required _meta keys: {}", missing.join(", ")))
                         .with_data(serde_json::json!({ "missing": missing }));
@@ -261,7 +247,7 @@ impl Endpoint {
     /// A modern request: the standard headers must agree with the body (`-32020`), then it is served
     /// statelessly.
     async fn modern(&self, headers: &HeaderMap, req: Request, meta: crate::protocol::JsonObject) -> Response {
-        if let Err(mismatch) = check_headers(headers, &req, &meta) {
+        if let Err(mismatch) = headers::check_modern(&self.server, headers, &req, &meta) {
             let e = ErrorObject::new(codes::HEADER_MISMATCH, format!("Header mismatch: {mismatch}"));
             return error(StatusCode::BAD_REQUEST, Some(&req.id), &e);
         }
@@ -289,7 +275,7 @@ impl Endpoint {
     /// A legacy request: `initialize` opens a session (its id in `Mcp-Session-Id`); later requests name it.
     async fn legacy(&self, headers: &HeaderMap, req: Request) -> Response {
         if req.method == "initialize" {
-            if headers.contains_key(SESSION_HEADER) {
+            if headers.contains_key(headers::SESSION) {
                 let e = ErrorObject::invalid_request("initialize opens a new session: send it without Mcp-Session-Id");
                 return error(StatusCode::BAD_REQUEST, Some(&req.id), &e);
             }
@@ -306,18 +292,18 @@ impl Endpoint {
             self.sessions().insert(id.clone(), Session { conn, last_used: Instant::now() });
             let mut response = json(StatusCode::OK, line);
             if let Ok(value) = HeaderValue::from_str(&id) {
-                response.headers_mut().insert(SESSION_HEADER, value);
+                response.headers_mut().insert(headers::SESSION, value);
             }
             return response;
         }
-        if req.method == "server/discover" && !headers.contains_key(SESSION_HEADER) {
+        if req.method == "server/discover" && !headers.contains_key(headers::SESSION) {
             let conn = Connection::detached(self.server.clone());
             return match conn.request(req).await {
                 Some(line) => json(StatusCode::OK, line),
                 None => empty(StatusCode::ACCEPTED),
             };
         }
-        if !headers.contains_key(SESSION_HEADER) {
+        if !headers.contains_key(headers::SESSION) {
             let e = ErrorObject::invalid_request(
                 "Missing Mcp-Session-Id: send initialize first, or a modern request with _meta \
                  io.modelcontextprotocol/protocolVersion",
@@ -344,7 +330,7 @@ impl Endpoint {
     }
 
     fn delete(&self, headers: &HeaderMap) -> Response {
-        let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
+        let Some(id) = headers.get(headers::SESSION).and_then(|v| v.to_str().ok()) else {
             return error(StatusCode::BAD_REQUEST, None, &ErrorObject::invalid_request("Missing Mcp-Session-Id"));
         };
         match self.sessions().remove(id) {
@@ -356,7 +342,7 @@ impl Endpoint {
 
     /// The session a request names, marked as used now.
     fn session(&self, headers: &HeaderMap) -> Option<Arc<Connection>> {
-        let id = headers.get(SESSION_HEADER)?.to_str().ok()?;
+        let id = headers.get(headers::SESSION)?.to_str().ok()?;
         let mut sessions = self.sessions();
         let session = sessions.get_mut(id)?;
         session.last_used = Instant::now();
@@ -411,62 +397,6 @@ impl hyper::body::Body for SseBody {
     }
 }
 
-/// `MCP-Protocol-Version` must equal the body's version, `Mcp-Method` the method, and `Mcp-Name` the
-/// tool/prompt name or resource URI where the method has one. Names compare case-insensitively (hyper's
-/// header map), values exactly after trimming optional whitespace.
-fn check_headers(headers: &HeaderMap, req: &Request, meta: &crate::protocol::JsonObject) -> Result<(), String> {
-    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
-    let body_version = meta.get(crate::protocol::META_PROTOCOL_VERSION).and_then(|v| v.as_str());
-    match (header(PROTOCOL_HEADER), body_version) {
-        (None, _) => return Err("MCP-Protocol-Version is required on modern requests".into()),
-        (Some(h), Some(b)) if h != b => return Err(format!("MCP-Protocol-Version is {h} but _meta says {b}")),
-        _ => {}
-    }
-    match header(METHOD_HEADER) {
-        None => return Err("Mcp-Method is required".into()),
-        Some(m) if m != req.method => return Err(format!("Mcp-Method is {m} but the body's method is {}", req.method)),
-        _ => {}
-    }
-    let key = match req.method.as_str() {
-        "tools/call" | "prompts/get" => Some("name"),
-        "resources/read" => Some("uri"),
-        _ => None,
-    };
-    if let Some(key) = key {
-        #[derive(serde::Deserialize)]
-        struct Named {
-            name: Option<String>,
-            uri: Option<String>,
-        }
-        let named: Option<Named> = req.params.as_deref().and_then(|p| serde_json::from_str(p.get()).ok());
-        let body = named.and_then(|n| if key == "name" { n.name } else { n.uri });
-        match (header(NAME_HEADER), body) {
-            (None, _) => return Err("Mcp-Name is required for this method".into()),
-            (Some(h), Some(b)) if h != b => return Err(format!("Mcp-Name is {h} but the body's {key} is {b}")),
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
-/// An `MCP-Protocol-Version` header naming a modern revision.
-fn claims_modern_header(headers: &HeaderMap) -> bool {
-    let version = headers.get(PROTOCOL_HEADER).and_then(|v| v.to_str().ok()).map(str::trim);
-    version.and_then(crate::protocol::ProtocolVersion::parse).is_some_and(|v| v.era() == crate::protocol::Era::Modern)
-}
-
-/// `localhost`, `127.x.y.z` or `[::1]`, with an optional port.
-fn is_loopback_authority(authority: &str) -> bool {
-    let host = if let Some(rest) = authority.strip_prefix('[') {
-        rest.split(']').next().unwrap_or("")
-    } else {
-        authority
-            .rsplit_once(':')
-            .map_or(authority, |(host, port)| if port.bytes().all(|b| b.is_ascii_digit()) { host } else { authority })
-    };
-    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
-}
-
 /// 128 random bits as 32 hex characters (visible ASCII, as the spec requires).
 fn new_session_id() -> String {
     let mut bytes = [0u8; 16];
@@ -478,19 +408,4 @@ fn new_session_id() -> String {
         bytes[..8].copy_from_slice(&NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed).to_le_bytes());
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn loopback_authorities() {
-        for ok in ["localhost", "localhost:8000", "127.0.0.1", "127.0.0.1:3000", "[::1]", "[::1]:8000", "LOCALHOST"] {
-            assert!(is_loopback_authority(ok), "{ok}");
-        }
-        for bad in ["evil.com", "evil.com:80", "10.0.0.1", "localhost.evil.com", "[::2]:80", ""] {
-            assert!(!is_loopback_authority(bad), "{bad}");
-        }
-    }
 }

@@ -1,0 +1,132 @@
+//! Tool arguments mirrored into HTTP headers: a property annotated `"x-mcp-header": "Region"` in a tool's
+//! input schema travels as `Mcp-Param-Region` too, so gateways can route on it without parsing the body.
+//!
+//! The annotations are read and checked once, when the registry is built; the HTTP transport compares each
+//! modern `tools/call`'s headers against its arguments.
+
+use crate::protocol::JsonObject;
+use serde_json::Value;
+
+/// The JSON kinds a mirrored argument may have (the spec rules out `number`, objects and arrays).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ParamKind {
+    String,
+    Integer,
+    Boolean,
+}
+
+/// One argument a tool mirrors into a header.
+#[derive(Debug, Clone)]
+pub(crate) struct ParamHeader {
+    /// The `x-mcp-header` value: the header is `Mcp-Param-{name}`.
+    pub name: String,
+    /// The `properties` keys leading to the argument, outermost first.
+    pub path: Vec<String>,
+    pub kind: ParamKind,
+}
+
+impl ParamHeader {
+    /// The header's name.
+    pub fn header(&self) -> String {
+        format!("mcp-param-{}", self.name.to_ascii_lowercase())
+    }
+
+    /// The argument's value in the call's arguments (`None` when absent or null: then no header is due).
+    pub fn value<'a>(&self, arguments: &'a Value) -> Option<&'a Value> {
+        let value = self.path.iter().try_fold(arguments, |v, key| v.get(key))?;
+        (!value.is_null()).then_some(value)
+    }
+}
+
+/// The headers a tool's input schema declares, checked against the spec's rules: a non-empty token, unique
+/// (case-insensitively) per tool, on a string, integer or boolean property reached through `properties` alone.
+pub(crate) fn collect(tool: &str, schema: &JsonObject) -> Result<Vec<ParamHeader>, String> {
+    let mut found = Vec::new();
+    walk(schema, &mut Vec::new(), &mut found);
+    let mut headers: Vec<ParamHeader> = Vec::new();
+    for (path, annotation, property) in found {
+        let at = path.join(".");
+        let Some(name) = annotation.as_str().filter(|n| is_token(n)) else {
+            return Err(format!(
+                "tool `{tool}`: `x-mcp-header` on `{at}` must be a non-empty header token (letters, digits and \
+                 !#$%&'*+-.^_`|~), not {annotation}"
+            ));
+        };
+        let kind = match property.get("type").and_then(Value::as_str) {
+            Some("string") => ParamKind::String,
+            Some("integer") => ParamKind::Integer,
+            Some("boolean") => ParamKind::Boolean,
+            other => {
+                return Err(format!(
+                    "tool `{tool}`: `x-mcp-header` is only allowed on string, integer or boolean properties, and \
+                     `{at}` has type {}",
+                    other.map_or("(none)".to_owned(), |t| format!("`{t}`"))
+                ));
+            }
+        };
+        if headers.iter().any(|h| h.name.eq_ignore_ascii_case(name)) {
+            return Err(format!("tool `{tool}`: two properties declare `x-mcp-header: {name}`"));
+        }
+        headers.push(ParamHeader { name: name.to_owned(), path, kind });
+    }
+    Ok(headers)
+}
+
+/// Finds annotated properties reachable through `properties` keys only (the spec ignores any others).
+fn walk<'a>(schema: &'a JsonObject, path: &mut Vec<String>, found: &mut Vec<(Vec<String>, &'a Value, &'a JsonObject)>) {
+    let Some(Value::Object(properties)) = schema.get("properties") else { return };
+    for (key, property) in properties {
+        let Value::Object(property) = property else { continue };
+        path.push(key.clone());
+        if let Some(annotation) = property.get("x-mcp-header") {
+            found.push((path.clone(), annotation, property));
+        }
+        walk(property, path, found);
+        path.pop();
+    }
+}
+
+/// An RFC 9110 token.
+fn is_token(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn schema(v: Value) -> JsonObject {
+        match v {
+            Value::Object(o) => o,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn collects_nested_and_checks_rules() {
+        let s = schema(json!({"type":"object","properties":{
+            "region":{"type":"string","x-mcp-header":"Region"},
+            "opts":{"type":"object","properties":{"dry":{"type":"boolean","x-mcp-header":"Dry-Run"}}},
+            "items":{"type":"array","items":{"type":"object","properties":{"x":{"type":"string","x-mcp-header":"X"}}}}
+        }}));
+        let headers = collect("t", &s).unwrap();
+        let names: Vec<_> = headers.iter().map(|h| (h.name.as_str(), h.path.join("."), h.kind)).collect();
+        assert_eq!(
+            names,
+            [("Region", "region".into(), ParamKind::String), ("Dry-Run", "opts.dry".into(), ParamKind::Boolean)]
+        );
+        assert_eq!(headers[1].header(), "mcp-param-dry-run");
+        assert_eq!(headers[1].value(&json!({"opts":{"dry":true}})), Some(&json!(true)));
+        assert_eq!(headers[0].value(&json!({"region":null})), None);
+
+        let number = schema(json!({"properties":{"n":{"type":"number","x-mcp-header":"N"}}}));
+        assert!(collect("t", &number).unwrap_err().contains("`n` has type `number`"));
+        let dup = schema(
+            json!({"properties":{"a":{"type":"string","x-mcp-header":"A"},"b":{"type":"string","x-mcp-header":"a"}}}),
+        );
+        assert!(collect("t", &dup).unwrap_err().contains("two properties"));
+        let bad = schema(json!({"properties":{"a":{"type":"string","x-mcp-header":"has space"}}}));
+        assert!(collect("t", &bad).unwrap_err().contains("header token"));
+    }
+}
