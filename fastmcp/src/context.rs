@@ -64,6 +64,7 @@ struct Inner {
     last_progress: Mutex<Option<f64>>,
     session: Option<Arc<SessionState>>,
     push: Option<Push>,
+    server: Option<crate::server::Server>,
 }
 
 /// What a legacy session lets a handler push to the client.
@@ -114,6 +115,8 @@ pub(crate) struct Extras {
     pub session: Option<Arc<SessionState>>,
     pub push: Option<Push>,
     pub auth: Option<Auth>,
+    /// The server, for what a handler may announce to every client (list changes).
+    pub server: Option<crate::server::Server>,
 }
 
 const NO_SESSION: &str = "there is no session on this request: the modern protocol (2026-07-28) is stateless. Keep \
@@ -138,7 +141,18 @@ impl Context {
                 last_progress: Mutex::new(None),
                 session: extras.session,
                 push: extras.push,
+                server: extras.server,
             }),
+        }
+    }
+
+    /// Tells every client that can hear it that a list changed (see [`Server::notify_list_changed`]). Does
+    /// nothing on a context made with [`Context::new`].
+    ///
+    /// [`Server::notify_list_changed`]: crate::server::Server::notify_list_changed
+    pub fn notify_list_changed(&self, list: crate::server::ListChanged) {
+        if let Some(server) = &self.inner.server {
+            server.notify_list_changed(list);
         }
     }
 

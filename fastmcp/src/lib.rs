@@ -39,7 +39,7 @@ pub use context::{Auth, Context};
 pub use error::{Error, Result};
 pub use fastmcp_macros::{elicit, prompt, resource, tool};
 pub use handler::{Args, Json};
-pub use server::{FastMcp, HttpOptions, Transport};
+pub use server::{FastMcp, HttpOptions, ListChanged, Transport};
 
 /// The README's examples compile as doctests.
 #[cfg(doctest)]
@@ -55,7 +55,7 @@ pub mod prelude {
     pub use crate::protocol::{
         CallToolResult, ContentBlock, GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents, Role,
     };
-    pub use crate::{Context, Error, FastMcp, Result, elicit, prompt, resource, tool};
+    pub use crate::{Context, Error, FastMcp, ListChanged, Result, elicit, prompt, resource, tool};
 }
 
 /// What the macros expand to. Not public API: names here may change in any release.

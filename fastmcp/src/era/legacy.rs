@@ -38,6 +38,11 @@ impl Session {
         self.initialized.store(true, Ordering::Relaxed);
     }
 
+    /// The client sent `notifications/initialized`: the server may now send it notifications of its own.
+    pub fn is_initialized(&self) -> bool {
+        self.initialized.load(Ordering::Relaxed)
+    }
+
     /// The level `logging/setLevel` set; until the client sets one, everything is sent.
     fn log_level(&self) -> LoggingLevel {
         const LEVELS: [LoggingLevel; 8] = [
@@ -107,6 +112,7 @@ pub(crate) async fn serve(server: &Server, session: &Session, link: Link<'_>, re
                     session: Some(session.state.clone()),
                     push: link.outbound.map(|o| Push { outbound: o.clone(), timeout: server.options().round_timeout }),
                     auth: None,
+                    server: Some(server.clone()),
                 };
                 let ctx = Context::with(scope, extras);
                 let outbound = link.outbound.map(|o| &**o);

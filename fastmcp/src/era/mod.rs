@@ -5,6 +5,7 @@
 //! statelessly; `initialize` opens a legacy session for the connection. One connection may carry both.
 
 pub(crate) mod legacy;
+mod listen;
 pub(crate) mod modern;
 pub(crate) mod outbound;
 pub(crate) mod shim;
@@ -34,7 +35,15 @@ pub(crate) struct Connection {
     pending: Arc<outbound::Pending>,
     /// Where request-scoped notifications go.
     notify: Option<mpsc::Sender<String>>,
-    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    in_flight: Mutex<HashMap<RequestId, Flight>>,
+    /// Fires when the connection is dropped, ending its background work (list-change forwarding).
+    closed: CancellationToken,
+}
+
+/// A request in flight: how to cancel it, and whether it is a subscription (which never ends on its own).
+struct Flight {
+    cancel: CancellationToken,
+    listen: bool,
 }
 
 /// The HTTP status the spec gives an answer (stdio has none and ignores it).
@@ -69,6 +78,7 @@ impl Drop for InFlight<'_> {
 impl Drop for Connection {
     /// The session ends with the connection: its `on_close` callbacks run.
     fn drop(&mut self) {
+        self.closed.cancel();
         self.session.close();
     }
 }
@@ -86,6 +96,7 @@ impl Connection {
             pending,
             notify: Some(tx),
             in_flight: Mutex::new(HashMap::new()),
+            closed: CancellationToken::new(),
         }
     }
 
@@ -101,16 +112,49 @@ impl Connection {
             pending: Arc::default(),
             notify: None,
             in_flight: Mutex::new(HashMap::new()),
+            closed: CancellationToken::new(),
         }
     }
 
-    fn in_flight(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
+    /// Sends the session's client `notifications/*/list_changed` as lists change, once it has initialized
+    /// (modern clients hear of changes on `subscriptions/listen` instead). Ends with the connection.
+    pub fn forward_list_changes(self: &Arc<Self>) {
+        let Some(notify) = self.notify.clone() else { return };
+        let mut changes = self.server.inner.changes.subscribe();
+        let conn = Arc::downgrade(self);
+        let closed = self.closed.clone();
+        tokio::spawn(async move {
+            while let Some(lists) = tokio::select! {
+                () = closed.cancelled() => None,
+                lists = changes.next() => lists,
+            } {
+                let Some(conn) = conn.upgrade() else { return };
+                if !conn.session.is_initialized() {
+                    continue;
+                }
+                for list in lists {
+                    let Ok(line) = crate::protocol::notification_json(list.method(), serde_json::json!({})) else {
+                        continue;
+                    };
+                    if notify.send(line).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+    }
+
+    fn in_flight(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, Flight>> {
         self.in_flight.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The client's input ended: requests waiting on its answers fail now rather than at their timeout.
+    /// The client's input ended: requests waiting on its answers fail now rather than at their timeout, and
+    /// subscriptions end (nobody can cancel them any more).
     pub fn input_closed(&self) {
         self.pending.close();
+        for flight in self.in_flight().values().filter(|f| f.listen) {
+            flight.cancel.cancel();
+        }
     }
 
     /// A response from the client to a request the server sent (legacy era).
@@ -146,10 +190,11 @@ impl Connection {
         notify: Option<&mpsc::Sender<String>>,
     ) -> Option<String> {
         let cancel = CancellationToken::new();
-        let previous = self.in_flight().insert(req.id.clone(), cancel.clone());
+        let flight = Flight { cancel: cancel.clone(), listen: req.method == modern::LISTEN };
+        let previous = self.in_flight().insert(req.id.clone(), flight);
         if let Some(previous) = previous {
             tracing::warn!("request id {} reused while a request with it is in flight", req.id);
-            previous.cancel();
+            previous.cancel.cancel();
         }
         let _in_flight = InFlight { conn: self, id: req.id.clone() };
         let link = Link { outbound, notify, cancel: cancel.clone() };
@@ -200,9 +245,9 @@ impl Connection {
                     note.params.as_deref().and_then(|p| serde_json::from_str(p.get()).ok());
                 match params.and_then(|p| p.request_id) {
                     Some(id) => match self.in_flight().get(&id) {
-                        Some(token) => {
+                        Some(flight) => {
                             tracing::debug!("request {id} cancelled by the client");
-                            token.cancel();
+                            flight.cancel.cancel();
                         }
                         None => tracing::debug!("cancellation of {id}, which is not in flight"),
                     },

@@ -15,6 +15,9 @@ use crate::server::dispatch::{self, CarryRef, Outcome, Reply, Round, Suspended};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+/// The long-lived request whose stream carries list-change notifications.
+pub(crate) const LISTEN: &str = "subscriptions/listen";
+
 /// Methods of the legacy era that 2026-07-28 removed: `-32601` when called with a modern envelope.
 const REMOVED: [&str; 5] = ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
 
@@ -28,12 +31,15 @@ pub(crate) async fn serve(server: &Server, link: Link<'_>, req: Request, meta: J
     let method = req.method.as_str();
     let outcome = if method == "server/discover" {
         discover(server)
+    } else if method == LISTEN {
+        super::listen::listen(server, &req.id, req.params.as_deref(), link.notify, link.cancel).await
     } else if dispatch::serves(method) {
         let extras = Extras {
             cancel: Some(link.cancel),
             notify: link.notify.cloned(),
             log_level,
             progress_token,
+            server: Some(server.clone()),
             ..Extras::default()
         };
         let ctx = Context::with(scope, extras);

@@ -1,5 +1,6 @@
 //! The `FastMcp` builder, the immutable registry and transport-free dispatch.
 
+mod changes;
 pub(crate) mod dispatch;
 mod pagination;
 pub(crate) mod param_headers;
@@ -13,6 +14,7 @@ use crate::protocol::{
 };
 use crate::state::{RequestStateConfig, StateCodec};
 pub use crate::transport::http::HttpOptions;
+pub use changes::ListChanged;
 use registry::{Registration, Registry};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -223,6 +225,8 @@ impl FastMcp {
                 server_info_meta,
                 request_state: self.request_state,
                 state,
+                changes: changes::Changes::default(),
+                closing: tokio_util::sync::CancellationToken::new(),
             }),
         })
     }
@@ -320,6 +324,10 @@ pub(crate) struct ServerInner {
     pub server_info_meta: serde_json::Value,
     request_state: RequestStateConfig,
     state: OnceLock<StateCodec>,
+    pub changes: changes::Changes,
+    /// Fires when the server shuts down: long-lived streams (`subscriptions/listen`, the legacy GET stream)
+    /// end so in-flight requests can finish.
+    pub closing: tokio_util::sync::CancellationToken,
 }
 
 impl Server {
@@ -346,6 +354,14 @@ impl Server {
         &self.inner.options
     }
 
+    /// Tells clients a list changed: legacy sessions on their own stream, modern clients on the
+    /// `subscriptions/listen` streams that asked for it. Handlers can use [`Context::notify_list_changed`].
+    ///
+    /// [`Context::notify_list_changed`]: crate::Context::notify_list_changed
+    pub fn notify_list_changed(&self, list: ListChanged) {
+        self.inner.changes.publish(list);
+    }
+
     /// The request-state codec, made on first use when no keys were configured.
     pub(crate) fn state_codec(&self) -> Result<&StateCodec> {
         if let Some(codec) = self.inner.state.get() {
@@ -364,10 +380,11 @@ fn capabilities(registry: &Registry) -> ServerCapabilities {
     ServerCapabilities {
         logging: Some(JsonObject::new()),
         completions: (has_prompts || !registry.templates.is_empty()).then(JsonObject::new),
-        tools: (!registry.tools.is_empty()).then(ListChangedCapability::default),
-        prompts: has_prompts.then(ListChangedCapability::default),
+        // Changes reach clients through `Server::notify_list_changed`.
+        tools: (!registry.tools.is_empty()).then_some(ListChangedCapability { list_changed: Some(true) }),
+        prompts: has_prompts.then_some(ListChangedCapability { list_changed: Some(true) }),
         // Legacy sessions may subscribe to a resource's updates.
-        resources: has_resources.then_some(ResourcesCapability { subscribe: Some(true), list_changed: None }),
+        resources: has_resources.then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
         ..ServerCapabilities::default()
     }
 }

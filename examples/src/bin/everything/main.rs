@@ -126,20 +126,19 @@ async fn test_reconnection() -> &'static str {
     "Reconnection test completed without a stream closure (SSE resumption is not implemented yet)."
 }
 
-/// Sends notifications/tools/list_changed to open listen streams.
+/// Announces that the tool list changed: `notifications/tools/list_changed` to legacy sessions and to the
+/// `subscriptions/listen` streams that asked for it.
 #[tool]
-async fn test_trigger_tool_change() -> &'static str {
-    // TODO(listen): send `notifications/tools/list_changed` to the `subscriptions/listen` streams that asked
-    // for `toolsListChanged`, once the HTTP transport lands.
-    "Tool list change requested (list-change notifications are not delivered yet)"
+async fn test_trigger_tool_change(ctx: Context) -> &'static str {
+    ctx.notify_list_changed(ListChanged::Tools);
+    "Tool list change notification sent"
 }
 
-/// Sends notifications/prompts/list_changed to open listen streams.
+/// Announces that the prompt list changed, like `test_trigger_tool_change`.
 #[tool]
-async fn test_trigger_prompt_change() -> &'static str {
-    // TODO(listen): send `notifications/prompts/list_changed` to the `subscriptions/listen` streams that
-    // asked for `promptsListChanged`, once the HTTP transport lands.
-    "Prompt list change requested (list-change notifications are not delivered yet)"
+async fn test_trigger_prompt_change(ctx: Context) -> &'static str {
+    ctx.notify_list_changed(ListChanged::Prompts);
+    "Prompt list change notification sent"
 }
 
 // ---- asking the client -----------------------------------------------------------------------------------

@@ -104,6 +104,8 @@ pub(crate) async fn serve(server: Server, options: HttpOptions) -> std::io::Resu
         }
     }
     tracing::info!("shutting down: finishing requests in flight");
+    // Subscriptions and standalone streams never end on their own: end them so the connections can close.
+    endpoint.server.inner.closing.cancel();
     graceful.shutdown().await;
     Ok(())
 }
@@ -253,7 +255,8 @@ impl Endpoint {
         }
         // Progress and logs need a stream to travel on: a request that asked for either gets SSE.
         let streams = meta.contains_key(crate::protocol::META_PROGRESS_TOKEN)
-            || meta.contains_key(crate::protocol::META_LOG_LEVEL);
+            || meta.contains_key(crate::protocol::META_LOG_LEVEL)
+            || req.method == era::modern::LISTEN;
         if !streams {
             let (line, status) = era::serve_stateless(&self.server, req, meta, None, CancellationToken::new()).await;
             return json(http_status(status), line);
