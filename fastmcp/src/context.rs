@@ -65,6 +65,7 @@ struct Inner {
     session: Option<Arc<SessionState>>,
     push: Option<Push>,
     server: Option<crate::server::Server>,
+    close_stream: Option<CloseStream>,
 }
 
 /// What a legacy session lets a handler push to the client.
@@ -117,11 +118,18 @@ pub(crate) struct Extras {
     pub auth: Option<Auth>,
     /// The server, for what a handler may announce to every client (list changes).
     pub server: Option<crate::server::Server>,
+    pub close_stream: Option<CloseStream>,
 }
+
+/// Closes the HTTP response stream a request answers on, without ending the request.
+pub(crate) type CloseStream = Arc<dyn Fn() + Send + Sync>;
 
 const NO_SESSION: &str = "there is no session on this request: the modern protocol (2026-07-28) is stateless. Keep \
      state across rounds in locals that live across `.ask()` (they travel in the request state), or mint your own \
      handles and pass them as tool arguments";
+
+const NO_HTTP_SESSION: &str = "there is no session on this request: the server serves legacy HTTP without \
+     sessions. Serve HTTP with sessions, or keep state across rounds in locals that live across `.ask()`";
 
 impl Context {
     /// A context for this scope alone: no notifications, no session (public for testing handlers).
@@ -142,6 +150,7 @@ impl Context {
                 session: extras.session,
                 push: extras.push,
                 server: extras.server,
+                close_stream: extras.close_stream,
             }),
         }
     }
@@ -153,6 +162,20 @@ impl Context {
     pub fn notify_list_changed(&self, list: crate::server::ListChanged) {
         if let Some(server) = &self.inner.server {
             server.notify_list_changed(list);
+        }
+    }
+
+    /// Closes the SSE stream this request's response travels on, while the handler goes on running: the
+    /// client reconnects after the advertised `retry` delay with `Last-Event-ID` and receives the rest,
+    /// response included (SEP-1699 polling). For long operations behind proxies that cut idle connections.
+    /// Only legacy HTTP sessions have resumable streams; elsewhere this does nothing and returns false.
+    pub fn close_sse_stream(&self) -> bool {
+        match &self.inner.close_stream {
+            Some(close) => {
+                close();
+                true
+            }
+            None => false,
         }
     }
 
@@ -286,7 +309,10 @@ impl Context {
     // ---- session state -----------------------------------------------------------------------------------
 
     fn session(&self) -> Result<&SessionState> {
-        self.inner.session.as_deref().ok_or_else(|| Error::msg(NO_SESSION))
+        self.inner
+            .session
+            .as_deref()
+            .ok_or_else(|| Error::msg(if self.era() == Era::Legacy { NO_HTTP_SESSION } else { NO_SESSION }))
     }
 
     /// A value this session stored under `key`. Errors where there is no session (the modern protocol).
@@ -319,10 +345,14 @@ impl Context {
     /// which works on both eras.
     async fn push<A: Ask>(&self, ask: A) -> Result<A::Output> {
         let Some(push) = &self.inner.push else {
-            return Err(Error::msg(
-                "this request cannot send requests to the client (only a legacy session can): use \
-                 `.ask()` in the handler body instead, which works on both protocol eras",
-            ));
+            return Err(Error::msg(if self.era() == Era::Legacy {
+                "this request has no session to send requests to the client on (legacy HTTP served without \
+                 sessions): serve HTTP with sessions, or use `.ask()`, whose state-only rounds work here and \
+                 which becomes an input_required result on protocol 2026-07-28"
+            } else {
+                "this request cannot send requests to the client (only a legacy session can): use `.ask()` in the \
+                 handler body instead, which works on both protocol eras"
+            }));
         };
         let mut requests = InputRequests::new();
         ask.requests("push", &mut requests);

@@ -111,6 +111,28 @@ impl StdioClient {
         }
     }
 
+    /// Waits for a notification with this method (keeping other messages for later).
+    pub async fn notification(&mut self, method: &str) -> Value {
+        if let Some(i) = self.pending.iter().position(|m| m.get("id").is_none() && m["method"] == method) {
+            return self.pending.remove(i).unwrap();
+        }
+        loop {
+            let msg = self.read_line().await;
+            if msg.get("id").is_none() && msg["method"] == method {
+                return msg;
+            }
+            self.pending.push_back(msg);
+        }
+    }
+
+    /// The notifications that arrived (and were kept) while waiting for responses, removed from the queue.
+    pub fn drain_notifications(&mut self) -> Vec<Value> {
+        let (notes, rest): (Vec<Value>, Vec<Value>) =
+            self.pending.drain(..).partition(|m| m.get("id").is_none() && m.get("method").is_some());
+        self.pending.extend(rest);
+        notes
+    }
+
     /// Sends a request with a fresh id and returns its whole response message.
     pub async fn request(&mut self, method: &str, params: Value) -> Value {
         let id = json!(self.next_id);
@@ -342,7 +364,9 @@ fn sse_data(text: &str) -> Vec<String> {
     text.split("\n\n")
         .filter_map(|event| {
             let data: Vec<&str> = event.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim_start).collect();
-            (!data.is_empty()).then(|| data.join("\n"))
+            // A priming event (an id and empty data) carries no message.
+            let data = data.join("\n");
+            (!data.is_empty()).then_some(data)
         })
         .collect()
 }

@@ -87,21 +87,28 @@ async fn content_tools_answer_exactly() {
         let r = c.call("test_error_handling", json!({})).await;
         assert_eq!(r["isError"], true, "a tool error, not a JSON-RPC error");
         assert_eq!(first_text(&r), "This tool intentionally returns an error for testing");
-        for (tool, text) in [
-            (
-                "test_trigger_tool_change",
-                "Tool list change requested (list-change notifications are not delivered yet)",
-            ),
+        // A legacy session hears of list changes on its own stream; a modern client only on a listen stream.
+        for (tool, text, method) in [
+            ("test_trigger_tool_change", "Tool list change notification sent", "notifications/tools/list_changed"),
             (
                 "test_trigger_prompt_change",
-                "Prompt list change requested (list-change notifications are not delivered yet)",
+                "Prompt list change notification sent",
+                "notifications/prompts/list_changed",
             ),
         ] {
             assert_eq!(first_text(&c.call(tool, json!({})).await), text);
+            if modern {
+                // A round trip later, nothing arrived unasked.
+                c.result("tools/list", json!({})).await;
+                assert!(c.client.drain_notifications().iter().all(|n| n["method"] != method), "{tool}");
+            } else {
+                assert_eq!(c.client.notification(method).await["params"], json!({}), "{tool}");
+            }
         }
-        assert!(
-            first_text(&c.call("test_reconnection", json!({})).await)
-                .starts_with("Reconnection test completed without a stream closure")
+        // Over stdio there is no stream to close: the tool says so and completes.
+        assert_eq!(
+            first_text(&c.call("test_reconnection", json!({})).await),
+            "Reconnection test completed (no resumable stream to close on this transport)"
         );
         let r = c.call("json_schema_2020_12_tool", json!({"name": "n"})).await;
         assert_eq!(first_text(&r), r#"JSON Schema 2020-12 tool called with: {"name":"n"}"#);

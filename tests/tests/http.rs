@@ -118,7 +118,10 @@ async fn http_level_checks() {
     assert_eq!(evil_host.status, 403);
     let local = s.post(&[("Origin", "http://localhost:3000")], &ping).await;
     assert_eq!(local.status, 200, "{local:?}");
-    assert_eq!(s.send("GET", &[("Accept", "text/event-stream")], "").await.status, 405);
+    // A GET stream belongs to a session.
+    let get = s.send("GET", &[("Accept", "text/event-stream")], "").await;
+    assert_eq!((get.status, get.json()["error"]["code"].clone()), (400, json!(-32600)));
+    assert_eq!(s.send("PUT", &[], "").await.status, 405);
     let text = s
         .send("POST", &[("Content-Type", "text/plain"), ("Accept", "application/json, text/event-stream")], "{}")
         .await;

@@ -24,18 +24,36 @@ pub(crate) struct Session {
     state: Arc<SessionState>,
     /// URIs the client subscribed to with `resources/subscribe`.
     subscriptions: std::sync::Mutex<std::collections::BTreeSet<String>>,
+    /// One request of legacy HTTP served without sessions: no state, nothing can be pushed to the client.
+    stateless: bool,
 }
 
 /// What the client said at `initialize`.
 pub(crate) struct Peer {
     pub protocol_version: ProtocolVersion,
-    pub client_info: Implementation,
+    /// `None` on a stateless request, whose `initialize` another request carried.
+    pub client_info: Option<Implementation>,
     pub capabilities: ClientCapabilities,
 }
 
 impl Session {
+    /// A session that exists for one request only (legacy HTTP without sessions): taken as initialized at
+    /// `version`, with no declared client capabilities, since `initialize` travelled on another request.
+    pub fn stateless(version: ProtocolVersion) -> Self {
+        let peer = Peer { protocol_version: version, client_info: None, capabilities: ClientCapabilities::default() };
+        let session = Self { stateless: true, ..Self::default() };
+        let _ = session.peer.set(Arc::new(peer));
+        session.mark_initialized();
+        session
+    }
+
     pub fn mark_initialized(&self) {
         self.initialized.store(true, Ordering::Relaxed);
+    }
+
+    /// The version `initialize` settled on, once it has.
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.peer.get().map(|p| p.protocol_version)
     }
 
     /// The client sent `notifications/initialized`: the server may now send it notifications of its own.
@@ -101,7 +119,7 @@ pub(crate) async fn serve(server: &Server, session: &Session, link: Link<'_>, re
                 let scope = Scope {
                     request_id: req.id.clone(),
                     protocol_version: peer.protocol_version,
-                    client_info: Some(peer.client_info.clone()),
+                    client_info: peer.client_info.clone(),
                     client_capabilities: peer.capabilities.clone(),
                 };
                 let extras = Extras {
@@ -109,10 +127,11 @@ pub(crate) async fn serve(server: &Server, session: &Session, link: Link<'_>, re
                     notify: link.notify.cloned(),
                     log_level: Some(session.log_level()),
                     progress_token: super::progress_token(params),
-                    session: Some(session.state.clone()),
+                    session: (!session.stateless).then(|| session.state.clone()),
                     push: link.outbound.map(|o| Push { outbound: o.clone(), timeout: server.options().round_timeout }),
                     auth: None,
                     server: Some(server.clone()),
+                    close_stream: link.close_stream,
                 };
                 let ctx = Context::with(scope, extras);
                 let outbound = link.outbound.map(|o| &**o);
@@ -138,7 +157,7 @@ fn initialize(server: &Server, session: &Session, params: Result<InitializeParam
     let protocol_version = ProtocolVersion::parse(&params.protocol_version)
         .filter(|v| v.era() == Era::Legacy)
         .unwrap_or(ProtocolVersion::LATEST_LEGACY);
-    let peer = Peer { protocol_version, client_info: params.client_info, capabilities: params.capabilities };
+    let peer = Peer { protocol_version, client_info: Some(params.client_info), capabilities: params.capabilities };
     if session.peer.set(Arc::new(peer)).is_err() {
         return Err(Error::rpc(ErrorObject::invalid_request("the session is already initialized")));
     }

@@ -61,6 +61,8 @@ pub(crate) struct Link<'a> {
     pub outbound: Option<&'a Arc<outbound::Outbound>>,
     pub notify: Option<&'a mpsc::Sender<String>>,
     pub cancel: CancellationToken,
+    /// Closes the response stream early, leaving the request running (resumable HTTP streams).
+    pub close_stream: Option<crate::context::CloseStream>,
 }
 
 /// Removes a request from the in-flight map however it ends.
@@ -105,15 +107,29 @@ impl Connection {
     ///
     /// [`request_on`]: Self::request_on
     pub fn detached(server: Server) -> Self {
+        Self::with_session(server, legacy::Session::default())
+    }
+
+    /// One request of legacy HTTP served without sessions, at the version its `MCP-Protocol-Version` names.
+    pub fn stateless(server: Server, version: crate::protocol::ProtocolVersion) -> Self {
+        Self::with_session(server, legacy::Session::stateless(version))
+    }
+
+    fn with_session(server: Server, session: legacy::Session) -> Self {
         Self {
             server,
-            session: legacy::Session::default(),
+            session,
             outbound: None,
             pending: Arc::default(),
             notify: None,
             in_flight: Mutex::new(HashMap::new()),
             closed: CancellationToken::new(),
         }
+    }
+
+    /// The legacy protocol version the session's `initialize` settled on, once it has.
+    pub fn protocol_version(&self) -> Option<crate::protocol::ProtocolVersion> {
+        self.session.protocol_version()
     }
 
     /// Sends the session's client `notifications/*/list_changed` as lists change, once it has initialized
@@ -172,15 +188,21 @@ impl Connection {
 
     /// Serves one request whose notifications and server-to-client requests go on `stream` (an HTTP response's
     /// SSE stream) rather than the connection's own; returns the response as [`request`](Self::request) does.
-    pub async fn request_on(&self, req: Request, stream: mpsc::Sender<String>) -> Option<String> {
+    /// `close` ends that stream early if the handler asks to.
+    pub async fn request_on(
+        &self,
+        req: Request,
+        stream: mpsc::Sender<String>,
+        close: Option<crate::context::CloseStream>,
+    ) -> Option<String> {
         let outbound = Arc::new(outbound::Outbound::new(stream.clone(), self.pending.clone()));
-        self.serve(req, Some(&outbound), Some(&stream)).await
+        self.serve(req, Some(&outbound), Some(&stream), close).await
     }
 
     /// Serves one request; returns the response's JSON text, or `None` when the client cancelled it (then the
     /// handler's future was dropped and no response is due).
     pub async fn request(&self, req: Request) -> Option<String> {
-        self.serve(req, self.outbound.as_ref(), self.notify.as_ref()).await
+        self.serve(req, self.outbound.as_ref(), self.notify.as_ref(), None).await
     }
 
     async fn serve(
@@ -188,6 +210,7 @@ impl Connection {
         req: Request,
         outbound: Option<&Arc<outbound::Outbound>>,
         notify: Option<&mpsc::Sender<String>>,
+        close_stream: Option<crate::context::CloseStream>,
     ) -> Option<String> {
         let cancel = CancellationToken::new();
         let flight = Flight { cancel: cancel.clone(), listen: req.method == modern::LISTEN };
@@ -197,7 +220,7 @@ impl Connection {
             previous.cancel.cancel();
         }
         let _in_flight = InFlight { conn: self, id: req.id.clone() };
-        let link = Link { outbound, notify, cancel: cancel.clone() };
+        let link = Link { outbound, notify, cancel: cancel.clone(), close_stream };
         let serve = async {
             match modern_claim(req.params.as_deref()) {
                 Some(meta) => modern::serve(&self.server, link, req, meta).await.0,
@@ -332,6 +355,6 @@ pub(crate) async fn serve_stateless(
     notify: Option<&mpsc::Sender<String>>,
     cancel: CancellationToken,
 ) -> (String, Status) {
-    let link = Link { outbound: None, notify, cancel };
+    let link = Link { outbound: None, notify, cancel, close_stream: None };
     modern::serve(server, link, req, meta).await
 }

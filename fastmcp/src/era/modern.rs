@@ -43,8 +43,15 @@ pub(crate) async fn serve(server: &Server, link: Link<'_>, req: Request, meta: J
             ..Extras::default()
         };
         let ctx = Context::with(scope, extras);
-        match dispatch::dispatch(server, method, req.params.as_deref(), ctx.clone(), Round::Wire).await {
-            Outcome::Suspend(suspended) => input_required(server, &ctx, *suspended),
+        let params = req.params.as_deref();
+        match dispatch::dispatch(server, method, params, ctx.clone(), Round::Wire).await {
+            Outcome::Suspend(suspended) => match answered_upfront(params, &suspended) {
+                Some(resume) => match dispatch::dispatch(server, method, params, ctx.clone(), resume).await {
+                    Outcome::Suspend(suspended) => input_required(server, &ctx, *suspended),
+                    other => other,
+                },
+                None => input_required(server, &ctx, *suspended),
+            },
             other => other,
         }
     } else if REMOVED.contains(&method) {
@@ -62,6 +69,33 @@ pub(crate) async fn serve(server: &Server, link: Link<'_>, req: Request, meta: J
         _ => Status::Ok,
     };
     (finish(server, &req.id, outcome), status)
+}
+
+/// A first round whose request already answers every input request it makes (`inputResponses` without
+/// `requestState`): nothing came from the client but the arguments, so the round's own locals are as good as
+/// sealed ones, and it resumes at once instead of asking again. Only the first suspension: later rounds need
+/// their state.
+fn answered_upfront(params: Option<&serde_json::value::RawValue>, suspended: &Suspended) -> Option<Round> {
+    #[derive(serde::Deserialize)]
+    struct Retry {
+        #[serde(rename = "inputResponses")]
+        input_responses: Option<crate::protocol::InputResponses>,
+        #[serde(rename = "requestState")]
+        request_state: Option<serde::de::IgnoredAny>,
+    }
+    let suspension = &suspended.suspension;
+    if suspension.requests.is_empty() {
+        return None;
+    }
+    let raw = params?.get();
+    if !raw.contains("inputResponses") {
+        return None;
+    }
+    let retry: Retry = serde_json::from_str(raw).ok()?;
+    let responses = retry.input_responses.filter(|_| retry.request_state.is_none())?;
+    suspension.requests.keys().all(|key| responses.contains_key(key)).then(|| {
+        Round::Resume(crate::flow::Resume { step: suspension.step, locals: suspension.locals.clone(), responses })
+    })
 }
 
 /// Validates the per-request envelope: a supported version (`-32022`), then the required keys (`-32602`).

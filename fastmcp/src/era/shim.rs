@@ -47,18 +47,20 @@ pub(crate) async fn fulfil(
             tokio::time::sleep(STATE_ONLY_PACING).await;
             InputResponses::new()
         } else {
-            if let Some(e) = super::uncovered_request(&peer.capabilities, &requests, "the session's") {
-                return failure(method, e.to_string());
-            }
             let Some(outbound) = outbound else {
                 return failure(
                     method,
                     format!(
-                        "'{method}' asked the client for input, but this connection cannot send requests to the client; \
-                     only the state-only form `checkpoint().ask()` works here"
+                        "'{method}' asked the client for input, but this request has no session to send requests to \
+                         the client on (legacy HTTP served without sessions); only state-only rounds \
+                         (`checkpoint().ask()`) work here. Serve HTTP with sessions, or use a client on protocol \
+                         2026-07-28, where `.ask()` becomes an input_required result"
                     ),
                 );
             };
+            if let Some(e) = super::uncovered_request(&peer.capabilities, &requests, "the session's") {
+                return failure(method, e.to_string());
+            }
             match ask_client(outbound, peer.protocol_version, requests, options.round_timeout).await {
                 Ok(responses) => responses,
                 Err(why) => return failure(method, format!("Fulfilling input required by '{method}' failed: {why}")),

@@ -62,6 +62,15 @@ pub struct Options {
     pub max_sessions: usize,
     /// HTTP: a legacy session unused this long is ended.
     pub session_idle_timeout: Duration,
+    /// HTTP: how long a client waits before reconnecting to a legacy session's stream (the SSE `retry`).
+    pub sse_retry: Duration,
+    /// HTTP: events kept per legacy stream for a client that reconnects with `Last-Event-ID`.
+    pub sse_replay_events: usize,
+    /// HTTP: streams kept per legacy session for resumption; the oldest finished go first.
+    pub sse_replay_streams: usize,
+    /// HTTP: a comment on idle long-lived streams (subscriptions, the GET stream) this often, so proxies
+    /// keep them open.
+    pub keep_alive: Duration,
 }
 
 impl Default for Options {
@@ -78,6 +87,10 @@ impl Default for Options {
             tool_timeout: None,
             max_sessions: 10_000,
             session_idle_timeout: Duration::from_secs(30 * 60),
+            sse_retry: Duration::from_secs(1),
+            sse_replay_events: 256,
+            sse_replay_streams: 32,
+            keep_alive: Duration::from_secs(15),
         }
     }
 }
@@ -202,6 +215,22 @@ impl FastMcp {
         self
     }
 
+    /// HTTP: what a legacy session keeps so a client that lost a stream can resume it with `Last-Event-ID`
+    /// — `events` per stream (default 256) and `streams` per session (default 32) — and the `retry` delay
+    /// its streams announce (default 1 s).
+    pub fn sse_replay(mut self, events: usize, streams: usize, retry: Duration) -> Self {
+        self.options.sse_replay_events = events.max(1);
+        self.options.sse_replay_streams = streams.max(1);
+        self.options.sse_retry = retry;
+        self
+    }
+
+    /// HTTP: how often idle long-lived streams carry a keep-alive comment (default 15 s).
+    pub fn keep_alive(mut self, every: Duration) -> Self {
+        self.options.keep_alive = every;
+        self
+    }
+
     /// Checks the registrations (unique names, valid templates) and freezes them into a [`Server`].
     pub fn build(self) -> Result<Server> {
         let registry = Registry::build(self.registration, self.options.page_size)?;
@@ -275,7 +304,8 @@ pub enum Transport {
 }
 
 impl Transport {
-    /// `FASTMCP_TRANSPORT=stdio|http`, with `FASTMCP_HOST`, `FASTMCP_PORT`, `FASTMCP_PATH` for HTTP.
+    /// `FASTMCP_TRANSPORT=stdio|http`, with `FASTMCP_HOST`, `FASTMCP_PORT`, `FASTMCP_PATH` and
+    /// `FASTMCP_STATELESS` (legacy requests without sessions) for HTTP.
     pub fn from_env() -> Result<Self> {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
         match var("FASTMCP_TRANSPORT").as_deref().map(str::trim) {
@@ -294,6 +324,15 @@ impl Transport {
                         .parse()
                         .map_err(|_| Error::msg(format!("FASTMCP_PORT must be a port number, not {port:?}")))?;
                     options.addr.set_port(port);
+                }
+                if let Some(stateless) = var("FASTMCP_STATELESS") {
+                    options.sessions = match stateless.trim() {
+                        "1" | "true" => false,
+                        "0" | "false" => true,
+                        other => {
+                            return Err(Error::msg(format!("FASTMCP_STATELESS must be true or false, not {other:?}")));
+                        }
+                    };
                 }
                 if let Some(path) = var("FASTMCP_PATH") {
                     if !path.starts_with('/') {

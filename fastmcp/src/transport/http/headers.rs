@@ -13,6 +13,7 @@ pub(crate) const SESSION: &str = "mcp-session-id";
 pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 const METHOD: &str = "mcp-method";
 const NAME: &str = "mcp-name";
+pub(crate) const LAST_EVENT_ID: &str = "last-event-id";
 
 /// A header's value as text, with optional whitespace trimmed; `None` if absent or not visible ASCII.
 pub(crate) fn text<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {

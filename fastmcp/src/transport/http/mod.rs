@@ -1,17 +1,18 @@
 //! Streamable HTTP on hyper 1: one endpoint serving legacy sessions and modern stateless requests at once.
 //!
-//! This is the first cut: POST with JSON responses in both eras, sessions minted on `initialize`, DELETE to end
-//! one, the modern header checks, DNS-rebinding checks and the body cap. SSE streams (progress and logs on the
-//! request's own stream, server-to-client requests for the legacy shim, the standalone GET stream,
-//! resumption) are the next step; until then GET answers 405 and a legacy session cannot push requests.
+//! Each request is classified by its body (`_meta` claiming a modern version), with the headers as a
+//! cross-check. Modern requests are served statelessly (JSON, or SSE when they asked for progress, logs or a
+//! subscription). Legacy requests belong to a session minted on `initialize` whose streams are resumable
+//! (`Last-Event-ID`), or, with [`HttpOptions::sessions`] off, are each served alone.
 
 mod headers;
+mod session;
+mod sse;
 
 use crate::era::{self, Connection, Status};
-use crate::protocol::{ErrorObject, Inbound, Request, RequestId, codes, error_json};
+use crate::protocol::{ErrorObject, Inbound, JsonObject, ProtocolVersion, Request, RequestId, codes, error_json};
 use crate::server::Server;
 use bytes::Bytes;
-use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap, HeaderValue};
@@ -19,32 +20,30 @@ use hyper::{Method, StatusCode};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
-use std::collections::HashMap;
-use std::convert::Infallible;
+use session::Sessions;
+use sse::{EventLog, Response, Retention};
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 use tokio::net::TcpListener;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-type Body = BoxBody<Bytes, Infallible>;
-type Response = hyper::Response<Body>;
-
-/// Messages queued on one SSE response before the handler waits for the client to read.
-const SSE_QUEUE: usize = 64;
-
-/// Where the endpoint listens.
+/// Where and how the endpoint serves.
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
     pub addr: SocketAddr,
     /// The MCP endpoint's path (default `/mcp`).
     pub path: String,
+    /// Legacy clients get sessions (default). Off, every legacy request is served alone: no
+    /// `Mcp-Session-Id`, `GET` and `DELETE` answer 405, nothing can be pushed to the client, and only
+    /// state-only `.ask()` rounds work — any replica can serve any request. Modern requests are stateless
+    /// either way.
+    pub sessions: bool,
 }
 
 impl Default for HttpOptions {
     fn default() -> Self {
-        Self { addr: SocketAddr::from(([127, 0, 0, 1], 8000)), path: "/mcp".into() }
+        Self { addr: SocketAddr::from(([127, 0, 0, 1], 8000)), path: "/mcp".into(), sessions: true }
     }
 }
 
@@ -53,27 +52,25 @@ struct Endpoint {
     path: String,
     /// Check `Host` and `Origin` against DNS rebinding: on for loopback binds.
     local_only: bool,
-    sessions: Mutex<HashMap<String, Session>>,
-}
-
-/// A legacy session and when it was last used (idle sessions are reaped).
-struct Session {
-    conn: Arc<Connection>,
-    last_used: Instant,
+    /// `None` when legacy requests are served without sessions.
+    sessions: Option<Sessions>,
 }
 
 /// Serves until SIGINT or SIGTERM, then lets requests in flight finish.
 pub(crate) async fn serve(server: Server, options: HttpOptions) -> std::io::Result<()> {
     let listener = TcpListener::bind(options.addr).await?;
     let bound = listener.local_addr()?;
-    tracing::info!("serving MCP on http://{bound}{} (both eras: initialize, or _meta per request)", options.path);
+    let mode = if options.sessions { "legacy sessions" } else { "legacy without sessions" };
+    tracing::info!("serving MCP on http://{bound}{} (modern per request, {mode})", options.path);
     let endpoint = Arc::new(Endpoint {
         server,
         path: options.path,
         local_only: bound.ip().is_loopback(),
-        sessions: Mutex::new(HashMap::new()),
+        sessions: options.sessions.then(Sessions::default),
     });
-    tokio::spawn(reap_idle_sessions(Arc::downgrade(&endpoint)));
+    if endpoint.sessions.is_some() {
+        tokio::spawn(reap_idle_sessions(Arc::downgrade(&endpoint)));
+    }
     let graceful = GracefulShutdown::new();
     let builder = auto::Builder::new(TokioExecutor::new());
     let mut shutdown = std::pin::pin!(shutdown_signal());
@@ -116,14 +113,10 @@ async fn reap_idle_sessions(endpoint: std::sync::Weak<Endpoint>) {
         let Some(idle) = endpoint.upgrade().map(|e| e.server.options().session_idle_timeout) else { return };
         tokio::time::sleep((idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(60))).await;
         let Some(endpoint) = endpoint.upgrade() else { return };
-        let expired: Vec<Session> = {
-            let mut sessions = endpoint.sessions();
-            let ids: Vec<String> =
-                sessions.iter().filter(|(_, s)| s.last_used.elapsed() > idle).map(|(id, _)| id.clone()).collect();
-            ids.iter().filter_map(|id| sessions.remove(id)).collect()
-        };
-        if !expired.is_empty() {
-            tracing::debug!("ended {} idle session(s)", expired.len());
+        let Some(sessions) = &endpoint.sessions else { return };
+        let ended = sessions.reap(idle);
+        if ended > 0 {
+            tracing::debug!("ended {ended} idle session(s)");
         }
     }
 }
@@ -164,43 +157,49 @@ fn empty(status: StatusCode) -> Response {
     response
 }
 
+fn method_not_allowed(allow: &'static str) -> Response {
+    let mut response = empty(StatusCode::METHOD_NOT_ALLOWED);
+    response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+fn session_not_found(id: Option<&RequestId>) -> Response {
+    error(StatusCode::NOT_FOUND, id, &ErrorObject::new(-32001, "Session not found"))
+}
+
+/// Whether `Accept` lists `media` (or a wildcard that covers it).
+fn accepts(headers: &HeaderMap, media: &str) -> bool {
+    let accept = headers::text(headers, header::ACCEPT.as_str()).unwrap_or("").to_ascii_lowercase();
+    accept.split(',').map(|m| m.split(';').next().unwrap_or("").trim()).any(|m| m == media || m == "*/*")
+}
+
 impl Endpoint {
     async fn handle(&self, req: hyper::Request<Incoming>) -> Response {
         if req.uri().path() != self.path {
             return empty(StatusCode::NOT_FOUND);
         }
-        if let Some(rejected) = self.check_origin(req.headers()) {
-            return rejected;
+        if self.local_only && !headers::local_origin(req.headers()) {
+            let e = ErrorObject::new(codes::INVALID_REQUEST, "Forbidden: Host or Origin is not a local address");
+            return error(StatusCode::FORBIDDEN, None, &e);
         }
+        let stateful = self.sessions.is_some();
         match *req.method() {
             Method::POST => self.post(req).await,
-            Method::DELETE => self.delete(req.headers()),
-            _ => {
-                let mut response = empty(StatusCode::METHOD_NOT_ALLOWED);
-                response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
-                response
-            }
+            Method::GET if stateful => self.get(req.headers()),
+            Method::DELETE if stateful => self.delete(req.headers()),
+            _ if stateful => method_not_allowed("GET, POST, DELETE"),
+            _ => method_not_allowed("POST"),
         }
-    }
-
-    /// DNS-rebinding protection, on for loopback binds: 403 as the spec names.
-    fn check_origin(&self, headers: &HeaderMap) -> Option<Response> {
-        if !self.local_only || headers::local_origin(headers) {
-            return None;
-        }
-        let e = ErrorObject::new(codes::INVALID_REQUEST, "Forbidden: Host or Origin is not a local address");
-        Some(error(StatusCode::FORBIDDEN, None, &e))
     }
 
     async fn post(&self, req: hyper::Request<Incoming>) -> Response {
         let headers = req.headers().clone();
-        let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
-        if !content_type.trim_start().to_ascii_lowercase().starts_with("application/json") {
+        let content_type = headers::text(&headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
+        if !content_type.to_ascii_lowercase().starts_with("application/json") {
             let e = ErrorObject::invalid_request("Content-Type must be application/json");
             return error(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, &e);
         }
-        let accept = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
-        if !(accept.contains("application/json") || accept.contains("*/*")) {
+        if !accepts(&headers, "application/json") {
             let e = ErrorObject::invalid_request("Accept must list application/json and text/event-stream");
             return error(StatusCode::NOT_ACCEPTABLE, None, &e);
         }
@@ -232,13 +231,13 @@ impl Endpoint {
                 None => self.legacy(&headers, req).await,
             },
             Ok(Inbound::Notification(note)) => {
-                if let Some(conn) = self.session(&headers) {
+                if let Some((conn, _)) = self.session(&headers) {
                     conn.notification(note);
                 }
                 empty(StatusCode::ACCEPTED)
             }
             Ok(Inbound::Response { id, outcome }) => {
-                if let Some(conn) = self.session(&headers) {
+                if let Some((conn, _)) = self.session(&headers) {
                     conn.response(&id, outcome);
                 }
                 empty(StatusCode::ACCEPTED)
@@ -248,21 +247,23 @@ impl Endpoint {
 
     /// A modern request: the standard headers must agree with the body (`-32020`), then it is served
     /// statelessly.
-    async fn modern(&self, headers: &HeaderMap, req: Request, meta: crate::protocol::JsonObject) -> Response {
+    async fn modern(&self, headers: &HeaderMap, req: Request, meta: JsonObject) -> Response {
         if let Err(mismatch) = headers::check_modern(&self.server, headers, &req, &meta) {
             let e = ErrorObject::new(codes::HEADER_MISMATCH, format!("Header mismatch: {mismatch}"));
             return error(StatusCode::BAD_REQUEST, Some(&req.id), &e);
         }
-        // Progress and logs need a stream to travel on: a request that asked for either gets SSE.
-        let streams = meta.contains_key(crate::protocol::META_PROGRESS_TOKEN)
-            || meta.contains_key(crate::protocol::META_LOG_LEVEL)
-            || req.method == era::modern::LISTEN;
+        // Progress, logs and subscriptions need a stream to travel on.
+        let listen = req.method == era::modern::LISTEN;
+        let streams = listen
+            || meta.contains_key(crate::protocol::META_PROGRESS_TOKEN)
+            || meta.contains_key(crate::protocol::META_LOG_LEVEL);
         if !streams {
             let (line, status) = era::serve_stateless(&self.server, req, meta, None, CancellationToken::new()).await;
             return json(http_status(status), line);
         }
         let server = self.server.clone();
-        sse(move |tx| async move {
+        let keep_alive = listen.then_some(server.options().keep_alive);
+        sse::live(keep_alive, move |tx| async move {
             // Closing the response stream is cancellation on the modern protocol.
             let cancel = CancellationToken::new();
             let serve = era::serve_stateless(&server, req, meta, Some(&tx), cancel.clone());
@@ -276,23 +277,29 @@ impl Endpoint {
     }
 
     /// A legacy request: `initialize` opens a session (its id in `Mcp-Session-Id`); later requests name it.
+    /// Without sessions, each request is served alone.
     async fn legacy(&self, headers: &HeaderMap, req: Request) -> Response {
+        let Some(sessions) = &self.sessions else { return self.legacy_alone(headers, req).await };
         if req.method == "initialize" {
             if headers.contains_key(headers::SESSION) {
                 let e = ErrorObject::invalid_request("initialize opens a new session: send it without Mcp-Session-Id");
                 return error(StatusCode::BAD_REQUEST, Some(&req.id), &e);
             }
-            let max = self.server.options().max_sessions;
-            if self.sessions().len() >= max {
+            let options = self.server.options();
+            if sessions.len() >= options.max_sessions {
                 let e = ErrorObject::internal(format!(
-                    "the server has reached its limit of {max} sessions (FastMcp::max_sessions); try again later"
+                    "the server has reached its limit of {} sessions (FastMcp::max_sessions); try again later",
+                    options.max_sessions
                 ));
                 return error(StatusCode::SERVICE_UNAVAILABLE, Some(&req.id), &e);
             }
-            let conn = Arc::new(Connection::detached(self.server.clone()));
+            let log =
+                EventLog::new(Retention { events: options.sse_replay_events, streams: options.sse_replay_streams });
+            // Messages unrelated to any request (list changes) go on the session's standalone stream.
+            let conn = Arc::new(Connection::new(self.server.clone(), log.standalone(), false));
             let Some(line) = conn.request(req).await else { return empty(StatusCode::ACCEPTED) };
-            let id = new_session_id();
-            self.sessions().insert(id.clone(), Session { conn, last_used: Instant::now() });
+            conn.forward_list_changes();
+            let id = sessions.insert(conn, log);
             let mut response = json(StatusCode::OK, line);
             if let Ok(value) = HeaderValue::from_str(&id) {
                 response.headers_mut().insert(headers::SESSION, value);
@@ -300,11 +307,7 @@ impl Endpoint {
             return response;
         }
         if req.method == "server/discover" && !headers.contains_key(headers::SESSION) {
-            let conn = Connection::detached(self.server.clone());
-            return match conn.request(req).await {
-                Some(line) => json(StatusCode::OK, line),
-                None => empty(StatusCode::ACCEPTED),
-            };
+            return self.legacy_alone(headers, req).await;
         }
         if !headers.contains_key(headers::SESSION) {
             let e = ErrorObject::invalid_request(
@@ -313,18 +316,17 @@ impl Endpoint {
             );
             return error(StatusCode::BAD_REQUEST, Some(&req.id), &e);
         }
-        let Some(conn) = self.session(headers) else {
-            let e = ErrorObject::new(-32001, "Session not found");
-            return error(StatusCode::NOT_FOUND, Some(&req.id), &e);
-        };
-        // Handlers may log, report progress or (through the shim) ask the client: their response is an SSE
-        // stream carrying those messages, then the result. A disconnect is not a cancellation here.
+        let Some((conn, log)) = self.session(headers) else { return session_not_found(Some(&req.id)) };
+        // Handlers may log, report progress or (through the shim) ask the client: their response is a
+        // resumable SSE stream carrying those messages, then the result. A disconnect is not a cancellation.
         if matches!(req.method.as_str(), "tools/call" | "prompts/get" | "resources/read") {
-            return sse(move |tx| async move {
-                if let Some(line) = conn.request_on(req, tx.clone()).await {
+            let (tx, response, close) = log.open(self.priming(&conn), None);
+            tokio::spawn(async move {
+                if let Some(line) = conn.request_on(req, tx.clone(), Some(close)).await {
                     let _ = tx.send(line).await;
                 }
             });
+            return response;
         }
         match conn.request(req).await {
             Some(line) => json(StatusCode::OK, line),
@@ -332,28 +334,86 @@ impl Endpoint {
         }
     }
 
+    /// A legacy request served alone (no sessions, or a probe without one): JSON, at the version the
+    /// `MCP-Protocol-Version` header names (2025-03-26 when absent, as the spec says to assume).
+    async fn legacy_alone(&self, headers: &HeaderMap, req: Request) -> Response {
+        let conn = if req.method == "initialize" || req.method == "server/discover" {
+            Connection::detached(self.server.clone())
+        } else {
+            let version = match headers::text(headers, headers::PROTOCOL_VERSION) {
+                None => ProtocolVersion::V2025_03_26,
+                Some(v) => match ProtocolVersion::parse(v).filter(|v| v.era() == crate::protocol::Era::Legacy) {
+                    Some(version) => version,
+                    None => {
+                        let e = ErrorObject::invalid_request(format!("Unsupported MCP-Protocol-Version: {v}"));
+                        return error(StatusCode::BAD_REQUEST, Some(&req.id), &e);
+                    }
+                },
+            };
+            Connection::stateless(self.server.clone(), version)
+        };
+        match conn.request(req).await {
+            Some(line) => json(StatusCode::OK, line),
+            None => empty(StatusCode::ACCEPTED),
+        }
+    }
+
+    /// `GET`: the session's standalone stream, or with `Last-Event-ID` the rest of a stream the client lost.
+    fn get(&self, headers: &HeaderMap) -> Response {
+        if !accepts(headers, "text/event-stream") {
+            let e = ErrorObject::invalid_request("Accept must list text/event-stream");
+            return error(StatusCode::NOT_ACCEPTABLE, None, &e);
+        }
+        let Some(id) = headers::text(headers, headers::SESSION) else {
+            let e = ErrorObject::invalid_request("Missing Mcp-Session-Id: a GET stream belongs to a session");
+            return error(StatusCode::BAD_REQUEST, None, &e);
+        };
+        let Some((conn, log)) = self.sessions.as_ref().and_then(|s| s.get(id)) else { return session_not_found(None) };
+        let keep_alive = Some(self.server.options().keep_alive);
+        if let Some(last) = headers.get(headers::LAST_EVENT_ID) {
+            let resumed =
+                last.to_str().map_err(|_| sse::ResumeError::Malformed).and_then(|l| log.resume(l, keep_alive));
+            return resumed.unwrap_or_else(|why| {
+                let message = match why {
+                    sse::ResumeError::Malformed => "Invalid Last-Event-ID: not an event id this server issued",
+                    sse::ResumeError::UnknownStream => {
+                        "Invalid Last-Event-ID: this session has no such stream or event"
+                    }
+                    sse::ResumeError::Gone => {
+                        "Invalid Last-Event-ID: events after it are no longer kept (FastMcp::sse_replay); \
+                         re-issue the request"
+                    }
+                };
+                error(StatusCode::BAD_REQUEST, None, &ErrorObject::invalid_request(message))
+            });
+        }
+        if log.standalone_attached() {
+            let e = ErrorObject::invalid_request("Conflict: this session already has a standalone GET stream open");
+            return error(StatusCode::CONFLICT, None, &e);
+        }
+        log.attach_standalone(self.priming(&conn), keep_alive)
+    }
+
     fn delete(&self, headers: &HeaderMap) -> Response {
-        let Some(id) = headers.get(headers::SESSION).and_then(|v| v.to_str().ok()) else {
+        let Some(id) = headers::text(headers, headers::SESSION) else {
             return error(StatusCode::BAD_REQUEST, None, &ErrorObject::invalid_request("Missing Mcp-Session-Id"));
         };
-        match self.sessions().remove(id) {
-            // Dropping the last handle ends the session and runs its `on_close` callbacks.
-            Some(_) => empty(StatusCode::OK),
-            None => error(StatusCode::NOT_FOUND, None, &ErrorObject::new(-32001, "Session not found")),
+        if self.sessions.as_ref().is_some_and(|s| s.remove(id)) {
+            empty(StatusCode::OK)
+        } else {
+            session_not_found(None)
         }
     }
 
     /// The session a request names, marked as used now.
-    fn session(&self, headers: &HeaderMap) -> Option<Arc<Connection>> {
-        let id = headers.get(headers::SESSION)?.to_str().ok()?;
-        let mut sessions = self.sessions();
-        let session = sessions.get_mut(id)?;
-        session.last_used = Instant::now();
-        Some(session.conn.clone())
+    fn session(&self, headers: &HeaderMap) -> Option<(Arc<Connection>, Arc<EventLog>)> {
+        self.sessions.as_ref()?.get(headers::text(headers, headers::SESSION)?)
     }
 
-    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Session>> {
-        self.sessions.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    /// The `retry` of the priming event that starts a session's streams: sessions from 2025-11-25 on, whose
+    /// clients know empty-data events (SEP-1699); earlier clients get no priming event.
+    fn priming(&self, conn: &Connection) -> Option<Duration> {
+        conn.protocol_version().filter(|v| *v >= ProtocolVersion::V2025_11_25).map(|_| self.server.options().sse_retry)
     }
 }
 
@@ -363,52 +423,4 @@ fn http_status(status: Status) -> StatusCode {
         Status::BadRequest => StatusCode::BAD_REQUEST,
         Status::NotFound => StatusCode::NOT_FOUND,
     }
-}
-
-/// An SSE response whose messages `produce` sends (each a JSON-RPC message); the stream ends when it returns.
-fn sse<F, Fut>(produce: F) -> Response
-where
-    F: FnOnce(mpsc::Sender<String>) -> Fut,
-    Fut: std::future::Future<Output = ()> + Send + 'static,
-{
-    let (tx, rx) = mpsc::channel(SSE_QUEUE);
-    tokio::spawn(produce(tx));
-    let mut response = hyper::Response::new(SseBody { rx }.boxed());
-    let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    response
-}
-
-/// Frames each queued JSON-RPC message as one SSE `message` event.
-struct SseBody {
-    rx: mpsc::Receiver<String>,
-}
-
-impl hyper::body::Body for SseBody {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Infallible>>> {
-        self.rx.poll_recv(cx).map(|message| {
-            message.map(|json| Ok(hyper::body::Frame::data(Bytes::from(format!("event: message\ndata: {json}\n\n")))))
-        })
-    }
-}
-
-/// 128 random bits as 32 hex characters (visible ASCII, as the spec requires).
-fn new_session_id() -> String {
-    let mut bytes = [0u8; 16];
-    if getrandom::fill(&mut bytes).is_err() {
-        // Without the OS's randomness a session id would be guessable; a process-unique fallback at least
-        // keeps sessions apart, and the failure is logged.
-        tracing::error!("the OS random source failed; session ids are not unpredictable");
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        bytes[..8].copy_from_slice(&NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed).to_le_bytes());
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -1,0 +1,404 @@
+//! Server-sent events: the framing, keep-alive comments, and the resumable streams of legacy sessions.
+//!
+//! Modern responses stream live and are never resumed (closing one cancels its request). A legacy session's
+//! streams go through its [`EventLog`]: every event gets an id `<stream>-<seq>`, the last few are kept, and a
+//! client that lost a stream reconnects with `GET` + `Last-Event-ID` to receive what followed, while the
+//! request goes on undisturbed. A reader never falls behind unnoticed: while one is attached, the producer
+//! waits for it instead of dropping events.
+
+use crate::context::CloseStream;
+use bytes::Bytes;
+use http_body_util::BodyExt as _;
+use hyper::body::Frame;
+use hyper::header::{self, HeaderValue};
+use std::collections::{HashMap, VecDeque};
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio::time::{Interval, MissedTickBehavior};
+
+pub(crate) type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
+pub(crate) type Response = hyper::Response<Body>;
+
+/// Messages queued on a live stream before the producer waits for the client to read.
+const QUEUE: usize = 64;
+
+/// The stream id of a session's standalone `GET` stream; request streams count up from 1.
+pub(crate) const STANDALONE: u64 = 0;
+
+/// An SSE response around `body`.
+pub(crate) fn response(body: Body) -> Response {
+    let mut response = hyper::Response::new(body);
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// A live SSE response whose messages `produce` sends (each a JSON-RPC message); it ends when `produce`
+/// returns. Idle streams carry a keep-alive comment every `keep_alive`.
+pub(crate) fn live<F, Fut>(keep_alive: Option<Duration>, produce: F) -> Response
+where
+    F: FnOnce(mpsc::Sender<String>) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let (tx, rx) = mpsc::channel(QUEUE);
+    tokio::spawn(produce(tx));
+    response(LiveBody { rx, keep_alive: keep_alive.map(ticker) }.boxed())
+}
+
+fn message(id: Option<&str>, json: &str) -> Bytes {
+    match id {
+        Some(id) => Bytes::from(format!("id: {id}\nevent: message\ndata: {json}\n\n")),
+        None => Bytes::from(format!("event: message\ndata: {json}\n\n")),
+    }
+}
+
+const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
+
+fn ticker(period: Duration) -> Interval {
+    let period = period.max(Duration::from_millis(10));
+    let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    interval.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    interval
+}
+
+/// A keep-alive comment when `keep_alive` ticks.
+fn poll_keep_alive(keep_alive: &mut Option<Interval>, cx: &mut Context<'_>) -> Poll<Bytes> {
+    match keep_alive {
+        Some(interval) => interval.poll_tick(cx).map(|_| Bytes::from_static(KEEP_ALIVE)),
+        None => Poll::Pending,
+    }
+}
+
+struct LiveBody {
+    rx: mpsc::Receiver<String>,
+    keep_alive: Option<Interval>,
+}
+
+impl hyper::body::Body for LiveBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        if let Poll::Ready(next) = self.rx.poll_recv(cx) {
+            return Poll::Ready(next.map(|json| Ok(Frame::data(message(None, &json)))));
+        }
+        poll_keep_alive(&mut self.keep_alive, cx).map(|b| Some(Ok(Frame::data(b))))
+    }
+}
+
+/// How much of a session's streams is kept for resumption.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Retention {
+    /// Events kept per stream (delivered ones, for a client that reconnects).
+    pub events: usize,
+    /// Streams kept per session; the oldest finished ones go first.
+    pub streams: usize,
+}
+
+/// Why a `Last-Event-ID` cannot be resumed.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum ResumeError {
+    /// Not an id this server issues.
+    Malformed,
+    /// A stream this session does not have (never existed, or finished and evicted).
+    UnknownStream,
+    /// The client was offline so long that events after its last one were dropped.
+    Gone,
+}
+
+/// The resumable streams of one legacy session.
+pub(crate) struct EventLog {
+    inner: Mutex<Streams>,
+    retention: Retention,
+}
+
+struct Streams {
+    next: u64,
+    streams: HashMap<u64, Stream>,
+}
+
+struct Stream {
+    events: VecDeque<(u64, Bytes)>,
+    next_seq: u64,
+    /// The producer is done: a reader that has read everything ends.
+    ended: bool,
+    /// The attached reader's generation; a reader whose generation is not this one stops.
+    reader: Option<u64>,
+    generations: u64,
+    /// The last event the attached reader took.
+    read: Option<u64>,
+    reader_waker: Option<Waker>,
+    producer_waker: Option<Waker>,
+}
+
+impl Stream {
+    fn new() -> Self {
+        Self {
+            events: VecDeque::new(),
+            next_seq: 0,
+            ended: false,
+            reader: None,
+            generations: 0,
+            read: None,
+            reader_waker: None,
+            producer_waker: None,
+        }
+    }
+
+    fn push(&mut self, stream: u64, frame: impl FnOnce(&str) -> Bytes, keep: usize) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.events.push_back((seq, frame(&format!("{stream}-{seq}"))));
+        // Drop the oldest events beyond what is kept, but never one an attached reader has not taken.
+        while self.events.len() > keep.max(1) {
+            let oldest = self.events.front().map_or(0, |(seq, _)| *seq);
+            if self.reader.is_some() && self.read.is_none_or(|read| oldest > read) {
+                break;
+            }
+            self.events.pop_front();
+        }
+        if let Some(waker) = self.reader_waker.take() {
+            waker.wake();
+        }
+    }
+
+    /// Events an attached reader has not taken yet.
+    fn unread(&self) -> usize {
+        self.events.iter().filter(|(s, _)| self.read.is_none_or(|r| *s > r)).count()
+    }
+
+    fn attach(&mut self) -> u64 {
+        self.generations += 1;
+        self.reader = Some(self.generations);
+        if let Some(waker) = self.reader_waker.take() {
+            // The previous reader stops.
+            waker.wake();
+        }
+        self.generations
+    }
+
+    fn detach(&mut self) {
+        self.reader = None;
+        if let Some(waker) = self.reader_waker.take() {
+            waker.wake();
+        }
+        if let Some(waker) = self.producer_waker.take() {
+            waker.wake();
+        }
+    }
+}
+
+impl EventLog {
+    pub fn new(retention: Retention) -> Arc<Self> {
+        Arc::new(Self { inner: Mutex::new(Streams { next: STANDALONE + 1, streams: HashMap::new() }), retention })
+    }
+
+    fn streams(&self) -> std::sync::MutexGuard<'_, Streams> {
+        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A new stream for one request's response: returns the sender its messages go to, the response, and a
+    /// handle that closes the response early (the request goes on; the client resumes with `GET`). With
+    /// `retry`, the stream starts with a priming event (an id, empty data) telling the client how soon to
+    /// reconnect.
+    pub fn open(
+        self: &Arc<Self>,
+        retry: Option<Duration>,
+        keep_alive: Option<Duration>,
+    ) -> (mpsc::Sender<String>, Response, CloseStream) {
+        let id = {
+            let mut streams = self.streams();
+            let id = streams.next;
+            streams.next += 1;
+            let mut stream = Stream::new();
+            if let Some(retry) = retry {
+                stream.push(id, |event| priming(event, retry), self.retention.events);
+            }
+            streams.streams.insert(id, stream);
+            self.evict(&mut streams);
+            id
+        };
+        let body = self.reader(id, None, keep_alive).unwrap_or_else(|_| unreachable!("the stream was just made"));
+        let (tx, rx) = mpsc::channel(QUEUE);
+        tokio::spawn(pump(self.clone(), id, rx));
+        let log = Arc::downgrade(self);
+        let close: CloseStream = Arc::new(move || {
+            if let Some(log) = log.upgrade()
+                && let Some(stream) = log.streams().streams.get_mut(&id)
+            {
+                stream.detach();
+            }
+        });
+        (tx, response(body.boxed()), close)
+    }
+
+    /// The session's standalone stream: where messages unrelated to any request go. Opening it with `GET`
+    /// attaches a reader from now on.
+    pub fn standalone(self: &Arc<Self>) -> mpsc::Sender<String> {
+        self.streams().streams.entry(STANDALONE).or_insert_with(Stream::new);
+        let (tx, rx) = mpsc::channel(QUEUE);
+        tokio::spawn(pump(self.clone(), STANDALONE, rx));
+        tx
+    }
+
+    /// Whether a reader is attached to the standalone stream (only one may be).
+    pub fn standalone_attached(&self) -> bool {
+        self.streams().streams.get(&STANDALONE).is_some_and(|s| s.reader.is_some())
+    }
+
+    /// A `GET` without `Last-Event-ID`: the standalone stream from now on, primed like the others.
+    pub fn attach_standalone(self: &Arc<Self>, retry: Option<Duration>, keep_alive: Option<Duration>) -> Response {
+        let after = {
+            let mut streams = self.streams();
+            let stream = streams.streams.entry(STANDALONE).or_insert_with(Stream::new);
+            if let Some(retry) = retry {
+                stream.push(STANDALONE, |event| priming(event, retry), self.retention.events);
+            }
+            // Only what comes from now on (the priming event included).
+            stream.next_seq.checked_sub(1 + u64::from(retry.is_some()))
+        };
+        let body = self.reader(STANDALONE, after, keep_alive).unwrap_or_else(|_| unreachable!("the stream exists"));
+        response(body.boxed())
+    }
+
+    /// A `GET` with `Last-Event-ID`: the rest of that stream, replayed, then live.
+    pub fn resume(
+        self: &Arc<Self>,
+        last_event_id: &str,
+        keep_alive: Option<Duration>,
+    ) -> Result<Response, ResumeError> {
+        let (stream, seq) = parse_event_id(last_event_id).ok_or(ResumeError::Malformed)?;
+        Ok(response(self.reader(stream, Some(seq), keep_alive)?.boxed()))
+    }
+
+    fn reader(
+        self: &Arc<Self>,
+        id: u64,
+        after: Option<u64>,
+        keep_alive: Option<Duration>,
+    ) -> Result<Replay, ResumeError> {
+        let mut streams = self.streams();
+        let stream = streams.streams.get_mut(&id).ok_or(ResumeError::UnknownStream)?;
+        if let Some(after) = after {
+            if after >= stream.next_seq {
+                return Err(ResumeError::UnknownStream);
+            }
+            // Something after `after` was dropped: resuming would silently lose it.
+            if stream.events.front().is_some_and(|(first, _)| *first > after + 1) {
+                return Err(ResumeError::Gone);
+            }
+        }
+        let generation = stream.attach();
+        stream.read = after;
+        Ok(Replay { log: self.clone(), stream: id, generation, keep_alive: keep_alive.map(ticker) })
+    }
+
+    /// Keeps at most `retention.streams` streams: finished ones go first, oldest first.
+    fn evict(&self, streams: &mut Streams) {
+        while streams.streams.len() > self.retention.streams.max(1) {
+            let oldest_ended =
+                streams.streams.iter().filter(|(id, s)| **id != STANDALONE && s.ended).map(|(id, _)| *id).min();
+            match oldest_ended {
+                Some(id) => {
+                    streams.streams.remove(&id);
+                }
+                None => break,
+            }
+        }
+    }
+}
+
+fn priming(event: &str, retry: Duration) -> Bytes {
+    Bytes::from(format!("id: {event}\nretry: {}\ndata: \n\n", retry.as_millis()))
+}
+
+fn parse_event_id(id: &str) -> Option<(u64, u64)> {
+    let (stream, seq) = id.trim().split_once('-')?;
+    Some((stream.parse().ok()?, seq.parse().ok()?))
+}
+
+/// Moves a producer's messages into the log, waiting while an attached reader has too many unread.
+async fn pump(log: Arc<EventLog>, id: u64, mut rx: mpsc::Receiver<String>) {
+    while let Some(json) = rx.recv().await {
+        std::future::poll_fn(|cx| {
+            let mut streams = log.streams();
+            let Some(stream) = streams.streams.get_mut(&id) else { return Poll::Ready(()) };
+            if stream.reader.is_some() && stream.unread() >= log.retention.events.max(1) {
+                stream.producer_waker = Some(cx.waker().clone());
+                return Poll::Pending;
+            }
+            stream.push(id, |event| message(Some(event), &json), log.retention.events);
+            Poll::Ready(())
+        })
+        .await;
+    }
+    let mut streams = log.streams();
+    if let Some(stream) = streams.streams.get_mut(&id) {
+        stream.ended = true;
+        if let Some(waker) = stream.reader_waker.take() {
+            waker.wake();
+        }
+    }
+}
+
+/// A reader of one stream: replays what it has not taken, then follows the producer.
+struct Replay {
+    log: Arc<EventLog>,
+    stream: u64,
+    generation: u64,
+    keep_alive: Option<Interval>,
+}
+
+impl hyper::body::Body for Replay {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let next = {
+            let mut streams = self.log.streams();
+            let Some(stream) = streams.streams.get_mut(&self.stream) else { return Poll::Ready(None) };
+            if stream.reader != Some(self.generation) {
+                // Replaced by a newer reader, or disconnected on purpose.
+                return Poll::Ready(None);
+            }
+            let read = stream.read;
+            match stream.events.iter().find(|(seq, _)| read.is_none_or(|r| *seq > r)) {
+                Some((seq, frame)) => {
+                    let (seq, frame) = (*seq, frame.clone());
+                    stream.read = Some(seq);
+                    if let Some(waker) = stream.producer_waker.take() {
+                        waker.wake();
+                    }
+                    Some(frame)
+                }
+                None if stream.ended => return Poll::Ready(None),
+                None => {
+                    stream.reader_waker = Some(cx.waker().clone());
+                    None
+                }
+            }
+        };
+        match next {
+            Some(frame) => Poll::Ready(Some(Ok(Frame::data(frame)))),
+            None => poll_keep_alive(&mut self.keep_alive, cx).map(|b| Some(Ok(Frame::data(b)))),
+        }
+    }
+}
+
+impl Drop for Replay {
+    /// A client that goes away leaves the stream to be resumed; the producer no longer waits for it.
+    fn drop(&mut self) {
+        let mut streams = self.log.streams();
+        if let Some(stream) = streams.streams.get_mut(&self.stream)
+            && stream.reader == Some(self.generation)
+        {
+            stream.detach();
+        }
+    }
+}
