@@ -103,6 +103,9 @@ pub(crate) async fn serve(server: Server, options: HttpOptions) -> std::io::Resu
     tracing::info!("shutting down: finishing requests in flight");
     // Subscriptions and standalone streams never end on their own: end them so the connections can close.
     endpoint.server.inner.closing.cancel();
+    if let Some(sessions) = &endpoint.sessions {
+        sessions.clear();
+    }
     graceful.shutdown().await;
     Ok(())
 }

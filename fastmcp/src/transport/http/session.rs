@@ -49,6 +49,12 @@ impl Sessions {
         removed.is_some()
     }
 
+    /// Ends every session (shutdown): their standalone streams end once their requests in flight have.
+    pub fn clear(&self) {
+        let all = std::mem::take(&mut *self.map());
+        drop(all);
+    }
+
     /// Ends the sessions unused for longer than `idle`; returns how many.
     pub fn reap(&self, idle: Duration) -> usize {
         let expired: Vec<Session> = {
