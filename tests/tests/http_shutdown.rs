@@ -111,7 +111,7 @@ async fn sigterm_finishes_requests_in_flight_and_ends_long_lived_streams() {
         .lines()
         .filter_map(|l| l.strip_prefix("data: "))
         .filter_map(|d| serde_json::from_str(d).ok())
-        .last()
+        .next_back()
         .expect("messages on the subscription");
     assert_eq!(last["id"], "sub-1", "the subscription ends with its own result: {subscription}");
     assert_eq!(last["result"]["resultType"], "complete");
