@@ -376,48 +376,166 @@ pub struct SseStream {
     reader: BufReader<tokio::net::TcpStream>,
     buffer: String,
     pub status: u16,
+    pub headers: Vec<(String, String)>,
+    /// The body is chunked (a stream); otherwise it was read whole into `buffer` and ends there.
+    chunked: bool,
+}
+
+/// One SSE event block as sent: its fields, and any comment lines (`: keep-alive`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SseEvent {
+    pub id: Option<String>,
+    pub retry: Option<u64>,
+    pub event: Option<String>,
+    /// The `data:` lines joined with `\n`; `None` when the block had no `data:` line.
+    pub data: Option<String>,
+    /// Comment lines, without the leading `:` and one optional space.
+    pub comments: Vec<String>,
+}
+
+impl SseEvent {
+    fn parse(block: &str) -> Self {
+        let mut event = SseEvent::default();
+        let mut data: Vec<&str> = Vec::new();
+        for line in block.lines() {
+            if let Some(comment) = line.strip_prefix(':') {
+                event.comments.push(comment.strip_prefix(' ').unwrap_or(comment).to_owned());
+                continue;
+            }
+            let (field, value) = line.split_once(':').unwrap_or((line, ""));
+            let value = value.strip_prefix(' ').unwrap_or(value);
+            match field {
+                "id" => event.id = Some(value.to_owned()),
+                "retry" => event.retry = Some(value.parse().unwrap_or_else(|_| panic!("retry is a number: {line:?}"))),
+                "event" => event.event = Some(value.to_owned()),
+                "data" => data.push(value),
+                other => panic!("unexpected SSE field {other:?} in {block:?}"),
+            }
+        }
+        if !data.is_empty() {
+            event.data = Some(data.join("\n"));
+        }
+        event
+    }
+
+    /// The JSON-RPC message this event carries (its data must be JSON).
+    pub fn json(&self) -> Value {
+        let data = self.data.as_deref().unwrap_or_else(|| panic!("no data in {self:?}"));
+        serde_json::from_str(data).unwrap_or_else(|e| panic!("SSE data is not JSON ({e}): {data:?}"))
+    }
+
+    /// Carries a message (non-empty data), unlike a priming event or a comment.
+    pub fn is_message(&self) -> bool {
+        self.data.as_deref().is_some_and(|d| !d.is_empty())
+    }
+
+    /// The `(stream, sequence)` of an id of the form `<stream>-<seq>`.
+    pub fn id_parts(&self) -> (u64, u64) {
+        let id = self.id.as_deref().unwrap_or_else(|| panic!("no id on {self:?}"));
+        let (stream, seq) = id.split_once('-').unwrap_or_else(|| panic!("id {id:?} is not <stream>-<seq>"));
+        (stream.parse().expect("stream number"), seq.parse().expect("sequence number"))
+    }
 }
 
 impl SseStream {
-    /// The next message on the stream, or `None` when it ends.
+    /// The next message on the stream, or `None` when it ends (priming events and comments are skipped).
     pub async fn next(&mut self) -> Option<Value> {
         loop {
+            let event = self.next_event().await?;
+            if event.is_message() {
+                return Some(event.json());
+            }
+        }
+    }
+
+    /// The next message event (priming events and comments skipped), with its id.
+    pub async fn next_message(&mut self) -> Option<SseEvent> {
+        loop {
+            let event = self.next_event().await?;
+            if event.is_message() {
+                return Some(event);
+            }
+        }
+    }
+
+    /// The next event block exactly as sent (a priming event, a message, or a comment), or `None` when the
+    /// stream ends. Fails the test if nothing arrives within [`TIMEOUT`].
+    pub async fn next_event(&mut self) -> Option<SseEvent> {
+        self.next_event_within(TIMEOUT).await.expect("an SSE event in time")
+    }
+
+    /// Like [`next_event`](Self::next_event), but `Err(())` if nothing arrives within `wait`.
+    pub async fn next_event_within(&mut self, wait: Duration) -> Result<Option<SseEvent>, ()> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
             if let Some(end) = self.buffer.find("\n\n") {
-                let event: String = self.buffer.drain(..end + 2).collect();
-                if let Some(data) = sse_data(&event).pop() {
-                    return Some(serde_json::from_str(&data).expect("SSE data is JSON"));
+                let block: String = self.buffer.drain(..end + 2).collect();
+                let block = block.trim_end_matches('\n');
+                if block.is_empty() {
+                    continue;
                 }
-                continue;
+                return Ok(Some(SseEvent::parse(block)));
+            }
+            if !self.chunked {
+                return Ok(None);
             }
             let mut size = String::new();
-            let read = tokio::time::timeout(TIMEOUT, self.reader.read_line(&mut size)).await.expect("in time").ok()?;
+            let read = match tokio::time::timeout_at(deadline, self.reader.read_line(&mut size)).await {
+                Err(_) => return Err(()),
+                Ok(read) => read,
+            };
+            let Ok(read) = read else { return Ok(None) };
             if read == 0 {
-                return None;
+                return Ok(None);
             }
-            let size = usize::from_str_radix(size.trim(), 16).ok()?;
+            let Ok(size) = usize::from_str_radix(size.trim(), 16) else { return Ok(None) };
             if size == 0 {
-                return None;
+                return Ok(None);
             }
             let mut chunk = vec![0; size + 2];
             use tokio::io::AsyncReadExt;
-            tokio::time::timeout(TIMEOUT, self.reader.read_exact(&mut chunk)).await.expect("in time").ok()?;
+            let read = tokio::time::timeout(TIMEOUT, self.reader.read_exact(&mut chunk)).await.expect("in time");
+            if read.is_err() {
+                return Ok(None);
+            }
             self.buffer.push_str(std::str::from_utf8(&chunk[..size]).expect("UTF-8"));
         }
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// The body of a response that is not a stream (an error), as JSON.
+    pub fn json(&self) -> Value {
+        assert!(!self.chunked, "a streamed body");
+        serde_json::from_str(&self.buffer).unwrap_or_else(|e| panic!("body is not JSON ({e}): {:?}", self.buffer))
     }
 }
 
 impl HttpServer {
     /// POSTs a JSON body and returns the response as a stream to read event by event.
     pub async fn open(&self, extra: &[(&str, &str)], body: &Value) -> SseStream {
-        let body = body.to_string();
+        let mut headers = vec![("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+        headers.extend_from_slice(extra);
+        self.stream("POST", &headers, &body.to_string()).await
+    }
+
+    /// A `GET` of the endpoint with `Accept: text/event-stream`, these headers added (a session's standalone
+    /// stream, or with `Last-Event-ID` a resumed one), read event by event.
+    pub async fn get(&self, extra: &[(&str, &str)]) -> SseStream {
+        let mut headers = vec![("Accept", "text/event-stream")];
+        headers.extend_from_slice(extra);
+        self.stream("GET", &headers, "").await
+    }
+
+    /// Sends one request with exactly these headers (plus Host and Content-Length) and reads the response
+    /// head; the body is then read event by event (a stream), or is already read whole (anything else).
+    pub async fn stream(&self, method: &str, headers: &[(&str, &str)], body: &str) -> SseStream {
         let mut stream = tokio::net::TcpStream::connect(self.addr).await.expect("connect");
-        let mut request = format!(
-            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, \
-             text/event-stream\r\nContent-Length: {}\r\n",
-            self.addr,
-            body.len()
-        );
-        for (k, v) in extra {
+        let mut request =
+            format!("{method} /mcp HTTP/1.1\r\nHost: {}\r\nContent-Length: {}\r\n", self.addr, body.len());
+        for (k, v) in headers {
             request.push_str(&format!("{k}: {v}\r\n"));
         }
         request.push_str("\r\n");
@@ -425,15 +543,47 @@ impl HttpServer {
         stream.write_all(body.as_bytes()).await.unwrap();
         let mut reader = BufReader::new(stream);
         let mut status_line = String::new();
-        reader.read_line(&mut status_line).await.unwrap();
-        let status = status_line.split(' ').nth(1).unwrap().parse().unwrap();
+        tokio::time::timeout(TIMEOUT, reader.read_line(&mut status_line)).await.expect("answered in time").unwrap();
+        let status = status_line.split(' ').nth(1).expect("a status line").parse().unwrap();
+        let mut headers = Vec::new();
         loop {
             let mut line = String::new();
             reader.read_line(&mut line).await.unwrap();
             if line == "\r\n" || line.is_empty() {
                 break;
             }
+            if let Some((k, v)) = line.split_once(':') {
+                headers.push((k.trim().to_owned(), v.trim().to_owned()));
+            }
         }
-        SseStream { reader, buffer: String::new(), status }
+        let chunked = headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+        let mut buffer = String::new();
+        if !chunked {
+            use tokio::io::AsyncReadExt;
+            let length = headers
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+                .map_or(0, |(_, v)| v.parse::<usize>().expect("a Content-Length"));
+            let mut body = vec![0; length];
+            tokio::time::timeout(TIMEOUT, reader.read_exact(&mut body)).await.expect("in time").unwrap();
+            buffer = String::from_utf8(body).expect("UTF-8 body");
+        }
+        SseStream { reader, buffer, status, headers, chunked }
+    }
+
+    /// The legacy handshake over HTTP: `initialize` at `version` declaring `capabilities`, then
+    /// `notifications/initialized`. Returns the session id.
+    pub async fn legacy_session(&self, version: &str, capabilities: Value) -> String {
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": capabilities,
+            "clientInfo": {"name": "fastmcp-tests", "version": "0.0.0"}}});
+        let reply = self.post(&[], &init).await;
+        assert_eq!(reply.status, 200, "initialize: {reply:?}");
+        assert_eq!(reply.json()["result"]["protocolVersion"], version, "{reply:?}");
+        let session = reply.header("mcp-session-id").expect("a session id").to_owned();
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let ack = self.post(&[("Mcp-Session-Id", &session), ("MCP-Protocol-Version", version)], &note).await;
+        assert_eq!(ack.status, 202, "{ack:?}");
+        session
     }
 }

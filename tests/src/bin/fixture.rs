@@ -177,6 +177,12 @@ async fn watch_close(ctx: Context) -> Result<String> {
     Ok("watching".into())
 }
 
+/// The protocol version the request is served at.
+#[tool]
+async fn protocol_version(ctx: Context) -> String {
+    ctx.protocol_version().to_string()
+}
+
 /// A resource whose reader panics.
 #[resource("fixture://panics")]
 async fn panics() -> String {
@@ -205,6 +211,7 @@ async fn main() -> fastmcp::Result<()> {
         .tool(multi)
         .tool(visit)
         .tool(wipe)
+        .tool(protocol_version)
         .resource(panics)
         .max_message_bytes(env("FIXTURE_MAX_MESSAGE_BYTES").map_or(4 << 20, |v| v as usize))
         .page_size(env("FIXTURE_PAGE_SIZE").map_or(100, |v| v as usize))
@@ -223,6 +230,15 @@ async fn main() -> fastmcp::Result<()> {
     }
     if let Some(ms) = env("FIXTURE_TOOL_TIMEOUT_MS") {
         server = server.tool_timeout(Duration::from_millis(ms));
+    }
+    if let Some(ms) = env("FIXTURE_KEEP_ALIVE_MS") {
+        server = server.keep_alive(Duration::from_millis(ms));
+    }
+    // `events,streams,retry_ms`: what legacy HTTP sessions keep of their streams, and the SSE `retry`.
+    if let Ok(replay) = std::env::var("FIXTURE_SSE_REPLAY") {
+        let n: Vec<u64> = replay.split(',').map(|n| n.trim().parse().expect("FIXTURE_SSE_REPLAY numbers")).collect();
+        let [events, streams, retry] = n[..] else { panic!("FIXTURE_SSE_REPLAY is events,streams,retry_ms") };
+        server = server.sse_replay(events as usize, streams as usize, Duration::from_millis(retry));
     }
     server.run().await
 }
