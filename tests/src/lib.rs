@@ -133,6 +133,11 @@ impl StdioClient {
         notes
     }
 
+    /// Everything that arrived (and was kept) while waiting for other messages, removed from the queue.
+    pub fn take_pending(&mut self) -> Vec<Value> {
+        self.pending.drain(..).collect()
+    }
+
     /// Sends a request with a fresh id and returns its whole response message.
     pub async fn request(&mut self, method: &str, params: Value) -> Value {
         let id = json!(self.next_id);
