@@ -282,3 +282,54 @@ async fn listen_over_stdio_acknowledges_tags_and_ends_on_cancel_with_no_response
     let (status, _) = c.close().await;
     assert!(status.success());
 }
+
+#[tokio::test]
+async fn resumption_is_bounded_by_what_sse_replay_keeps() {
+    // Two events per stream, two streams per session (the standalone stream is one of them).
+    let s = HttpServer::spawn_with_env(fixture(), &[("FIXTURE_SSE_REPLAY", "2,2,1000")]).await;
+    let session = s.legacy_session("2025-11-25", json!({})).await;
+    let mut stream = s.open(&[("Mcp-Session-Id", &session)], &progress_call(2)).await;
+    let events = drain(&mut stream).await;
+    assert_eq!(events.len(), 5, "a reader never loses events, whatever is kept: {events:?}");
+    let id = |i: usize| events[i].id.clone().unwrap();
+    // Only the last two are kept: resuming before them would silently lose events.
+    for from in [0, 1] {
+        let r = s
+            .send(
+                "GET",
+                &[("Accept", "text/event-stream"), ("Mcp-Session-Id", &session), ("Last-Event-ID", &id(from))],
+                "",
+            )
+            .await;
+        assert_eq!((r.status, r.json()["error"]["code"].clone()), (400, json!(-32600)), "from {}: {r:?}", id(from));
+        assert!(r.json()["error"]["message"].as_str().unwrap().contains("no longer kept"), "{r:?}");
+    }
+    let mut resumed = s.get(&[("Mcp-Session-Id", &session), ("Last-Event-ID", &id(2))]).await;
+    assert_eq!(drain(&mut resumed).await, events[3..], "from {}", id(2));
+
+    // A newer stream pushes the finished one out.
+    let r = s.post(&[("Mcp-Session-Id", &session)], &call(3, "marker", json!({}))).await;
+    assert_eq!(r.messages().len(), 1, "{r:?}");
+    let r = s
+        .send("GET", &[("Accept", "text/event-stream"), ("Mcp-Session-Id", &session), ("Last-Event-ID", &id(3))], "")
+        .await;
+    assert_eq!((r.status, r.json()["error"]["code"].clone()), (400, json!(-32600)), "{r:?}");
+    assert!(r.json()["error"]["message"].as_str().unwrap().contains("no such stream"), "{r:?}");
+}
+
+#[tokio::test]
+async fn resuming_a_live_stream_takes_it_over() {
+    let s = HttpServer::spawn(fixture()).await;
+    let session = s.legacy_session("2025-11-25", json!({})).await;
+    let mut original = s.open(&[("Mcp-Session-Id", &session)], &call(2, "sleep", json!({"ms": 300}))).await;
+    let priming = original.next_event().await.expect("a priming event");
+    let number = assert_priming(&priming, 1000);
+    let mut resumed = s.get(&[("Mcp-Session-Id", &session), ("Last-Event-ID", priming.id.as_deref().unwrap())]).await;
+    assert_eq!(resumed.status, 200);
+    // One reader at a time: the original stream ends, the new one gets the response.
+    assert_eq!(original.next_event().await, None, "the replaced reader stops");
+    let events = drain(&mut resumed).await;
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0].id_parts(), (number, 1));
+    assert_eq!(first_text(&events[0].json()["result"]), "slept 300ms");
+}
