@@ -28,6 +28,9 @@ pub(crate) async fn serve(server: &Server, link: Link<'_>, req: Request, meta: J
     let method = req.method.as_str();
     let outcome = if method == "server/discover" {
         discover(server)
+    } else if crate::tasks::serves(method) {
+        let ctx = Context::with(scope, Extras { cancel: Some(link.cancel), ..Extras::default() });
+        crate::tasks::serve(server, &ctx, method, req.params.as_deref())
     } else if dispatch::serves(method) {
         let extras = Extras {
             cancel: Some(link.cancel),
@@ -39,6 +42,7 @@ pub(crate) async fn serve(server: &Server, link: Link<'_>, req: Request, meta: J
         let ctx = Context::with(scope, extras);
         match dispatch::dispatch(server, method, req.params.as_deref(), ctx.clone(), Round::Wire).await {
             Outcome::Suspend(suspended) => input_required(server, &ctx, *suspended),
+            Outcome::Task(start) => crate::tasks::create(server, &ctx, *start),
             other => other,
         }
     } else if REMOVED.contains(&method) {
@@ -157,8 +161,9 @@ pub(crate) fn finish(server: &Server, id: &RequestId, outcome: Outcome) -> Strin
             Ok(reply) => (reply, "input_required"),
             Err(e) => return error_json(Some(id), &e.to_error_object(Era::Modern)),
         },
+        Outcome::Created(reply) => (reply, "task"),
         Outcome::Error(e) => return error_json(Some(id), &e.to_error_object(Era::Modern)),
-        Outcome::Suspend(_) => {
+        Outcome::Suspend(_) | Outcome::Task(_) => {
             let e = ErrorObject::internal("a suspended round reached the wire unsealed");
             return error_json(Some(id), &e);
         }
