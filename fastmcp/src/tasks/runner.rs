@@ -14,9 +14,10 @@ use crate::server::Server;
 use crate::server::dispatch::{TaskStart, run_tool};
 
 pub(super) async fn run(server: Server, handle: Handle, start: TaskStart, ctx: Context) {
-    // The task's own context: the creating request's facts, the task's cancellation, and no stream to
-    // notify on (the request that created it has been answered).
-    let ctx = ctx.detached(handle.cancel.clone());
+    // The task's own context: the creating request's facts, and no stream to notify on (the request that
+    // created it has been answered). Its token is a child of the task's: `tasks/cancel` reaches the handler,
+    // while a round's timeout (which fires the handler's token) ends only that round, settling the task.
+    let ctx = ctx.detached(handle.cancel.child_token());
     let store = &server.inner.tasks;
     tokio::select! {
         biased;
