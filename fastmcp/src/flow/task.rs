@@ -1,23 +1,4 @@
 //! `run_as_task()`: the point in a tool's body from which the rest of the call runs as a task.
-//!
-//! A tool that supports tasks (`#[tool(task = "optional")]` or `"required"`) normally becomes a task the
-//! moment it is called. One that first needs the user's input writes `run_as_task().ask().await?` after its
-//! asks: the rounds before it are ordinary synchronous rounds (`input_required` with `requestState`), and the
-//! round that reaches it answers with a `CreateTaskResult` while the body runs on in the background from
-//! there, with every local it still needs.
-//!
-//! ```ignore
-//! #[tool(task = "required")]
-//! async fn render(scene: String) -> Result<String> {
-//!     let quality = Quality::elicit("Which quality?").ask().await?;   // a synchronous round
-//!     run_as_task().ask().await?;                                     // the call becomes a task here
-//!     Ok(render_slowly(&scene, quality).await)                        // runs in the background
-//! }
-//! ```
-//!
-//! Where the client did not opt into tasks (or on a legacy session), the point is passed through in the
-//! same round and the call completes synchronously. The macro sees the call by its name, so write it as
-//! `run_as_task()` (or a path ending in it), directly in the tool's body.
 
 use super::Suspension;
 use super::ask::Asking;
@@ -31,7 +12,36 @@ use serde_json::value::RawValue;
 #[must_use = "`run_as_task()` does nothing until `.ask().await`ed in a tool's body"]
 pub struct RunAsTask;
 
-/// The rest of this call runs as a task: `run_as_task().ask().await?` (see the [module docs](self)).
+/// The rest of this call runs as a task: `run_as_task().ask().await?`.
+///
+/// A tool that supports tasks (`#[tool(task = "optional")]` or `"required"`) normally becomes a task the
+/// moment it is called. One that first needs the user's input writes `run_as_task().ask().await?` after its
+/// asks: the rounds before it are ordinary synchronous rounds (`input_required` with `requestState`), and the
+/// round that reaches it answers with a `CreateTaskResult` while the body runs on in the background from
+/// there, with every local it still needs.
+///
+/// ```no_run
+/// use fastmcp::prelude::*;
+///
+/// #[elicit]
+/// struct Quality {
+///     /// 1 (draft) to 10 (final).
+///     level: u32,
+/// }
+///
+/// /// Renders a scene at the quality the user picks.
+/// #[tool(task = "required")]
+/// async fn render(scene: String) -> Result<String> {
+///     let quality = Quality::elicit("Which quality?").ask().await?; // an ordinary round
+///     let level = quality.accepted().map_or(5, |q| q.level);
+///     run_as_task().ask().await?; // the call becomes a task here
+///     Ok(format!("{scene} rendered at quality {level}")) // runs in the background, `level` carried
+/// }
+/// ```
+///
+/// Where the client did not opt into tasks (or on a legacy session), the point is passed through in the
+/// same round and the call completes synchronously. The macro sees the call by its name, so write it as
+/// `run_as_task()` (or a path ending in it), directly in the tool's body.
 pub fn run_as_task() -> RunAsTask {
     RunAsTask
 }

@@ -272,7 +272,7 @@ async fn call_tool(server: &Server, params: Option<&RawValue>, ctx: Context, rou
         return Outcome::Error(Error::invalid_params(format!("Unknown tool: {}", params.name)));
     };
     // A legacy `task` param is ignored: whether a call becomes a task is the server's decision.
-    let support = tool.handler.task_support();
+    let support = tool.task_support;
     let negotiated = crate::tasks::negotiated(&ctx);
     if support == TaskSupport::Required && ctx.era() == Era::Modern && !negotiated {
         return Outcome::Error(crate::tasks::missing_extension(format!(
@@ -283,7 +283,7 @@ async fn call_tool(server: &Server, params: Option<&RawValue>, ctx: Context, rou
     }
     let as_task = negotiated && support != TaskSupport::Forbidden;
     let task = |arguments, resume| Outcome::Task(Box::new(TaskStart { tool: tool.name.clone(), arguments, resume }));
-    if as_task && params.request_state.is_none() && !tool.handler.has_task_step() {
+    if as_task && params.request_state.is_none() && !tool.task_step {
         return task(params.arguments, None);
     }
     let flow = Flow::new(Method::ToolsCall, &tool.name, params.arguments.as_deref(), tool.handler.fingerprint());
@@ -291,15 +291,18 @@ async fn call_tool(server: &Server, params: Option<&RawValue>, ctx: Context, rou
         Ok(resume) => resume,
         Err(outcome) => return outcome,
     };
+    // The first round takes the arguments; a later one (past a task step) the flow's copy of them.
+    let mut arguments = params.arguments;
     loop {
-        let result = run_tool(server, tool, params.arguments.clone(), ctx.clone(), resume.take()).await;
+        let result = run_tool(server, tool, arguments.take(), ctx.clone(), resume.take()).await;
         match result {
             // `run_as_task()`: the rest runs as a task where it may, else on at once in this round.
             Ok(Step::Suspend(s)) if s.task => {
                 let next = Resume { step: s.step, locals: s.locals, responses: InputResponses::new() };
                 if as_task {
-                    return task(params.arguments, Some(next));
+                    return task(flow.arguments.clone(), Some(next));
                 }
+                arguments = flow.arguments.clone();
                 resume = Some(next);
             }
             // A failing tool is a tool result the model can read, not a protocol error.

@@ -393,7 +393,7 @@ impl Server {
 /// extension is advertised when a tool supports tasks (under `extensions`, never the legacy `tasks` slot).
 fn capabilities(registry: &Registry) -> ServerCapabilities {
     let has_prompts = !registry.prompts.is_empty();
-    let has_tasks = registry.tools.values().any(|t| t.handler.task_support() != crate::tasks::TaskSupport::Forbidden);
+    let has_tasks = registry.tools.values().any(|t| t.task_support != crate::tasks::TaskSupport::Forbidden);
     let extensions = has_tasks.then(|| {
         let mut extensions = JsonObject::new();
         extensions.insert(crate::protocol::TASKS_EXTENSION.into(), serde_json::Value::Object(JsonObject::new()));

@@ -19,6 +19,9 @@ pub(crate) struct ToolEntry {
     pub name: String,
     /// Structured output travels as `{"result": …}` (see [`crate::schema::output_schema`]).
     pub wrap_result: bool,
+    /// Whether calls may run as tasks, and whether the body places the switch itself (read once).
+    pub task_support: crate::tasks::TaskSupport,
+    pub task_step: bool,
 }
 
 pub(crate) struct PromptEntry {
@@ -93,7 +96,8 @@ impl Registry {
                 problems.push(why);
             }
             let wrap_result = def.output_schema.as_ref().is_some_and(|s| s.contains_key(WRAP_RESULT_KEY));
-            let entry = ToolEntry { handler, name: def.name.clone(), wrap_result };
+            let (task_support, task_step) = (handler.task_support(), handler.has_task_step());
+            let entry = ToolEntry { handler, name: def.name.clone(), wrap_result, task_support, task_step };
             if tools.insert(def.name.clone(), entry).is_some() {
                 problems.push(format!("two tools are named `{}`; tool names must be unique", def.name));
             }

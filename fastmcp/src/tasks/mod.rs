@@ -109,9 +109,10 @@ pub(crate) fn create(server: &Server, ctx: &Context, start: TaskStart) -> Outcom
     }
 }
 
-/// A failure inside a task as the spec sorts them: errors without a JSON-RPC code are the tool's own (a
-/// `completed` task with `isError`, as a synchronous call reports them); coded ones, panics included, are
-/// protocol errors (`failed`).
+/// A failure inside a task as the spec sorts them. A handler's own `Err` is already an `isError` result by
+/// now; what reaches here is the runtime's: uncoded errors (a round's timeout) are tool errors, as a
+/// synchronous call reports them (`completed` with `isError`); coded ones (a panic, a malformed answer)
+/// are protocol errors (`failed`, the JSON-RPC error inlined).
 fn settle(result: Result<CallToolResult, Error>) -> store::Settled {
     match result {
         Ok(result) => store::Settled::Completed(result),
