@@ -25,15 +25,43 @@ pub struct Options {
     pub open_world: Option<bool>,
     /// `timeout = "30s"`: how long one round of a tool call may run, in milliseconds.
     pub timeout_ms: Option<u64>,
+    /// `task = "optional"`: whether the tool's calls may run as tasks.
+    pub task: Option<TaskSupport>,
+}
+
+/// The values of `task = "..."`, named as the runtime's `TaskSupport` variants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskSupport {
+    Forbidden,
+    Optional,
+    Required,
+}
+
+impl TaskSupport {
+    pub fn variant(self) -> &'static str {
+        match self {
+            TaskSupport::Forbidden => "Forbidden",
+            TaskSupport::Optional => "Optional",
+            TaskSupport::Required => "Required",
+        }
+    }
 }
 
 impl Kind {
     /// The option keys this macro accepts (the resource URI may also be given first, without a key).
     pub fn keys(self) -> &'static [&'static str] {
         match self {
-            Kind::Tool => {
-                &["name", "title", "description", "read_only", "destructive", "idempotent", "open_world", "timeout"]
-            }
+            Kind::Tool => &[
+                "name",
+                "title",
+                "description",
+                "read_only",
+                "destructive",
+                "idempotent",
+                "open_world",
+                "timeout",
+                "task",
+            ],
             Kind::Prompt => &["name", "title", "description"],
             Kind::Resource => &["uri", "name", "title", "description", "mime_type"],
             Kind::SubFlow => &[],
@@ -114,6 +142,7 @@ impl Options {
             "idempotent" => self.idempotent = flag(cx, key, meta),
             "open_world" => self.open_world = flag(cx, key, meta),
             "timeout" => self.timeout_ms = string(cx, key, meta).and_then(|lit| duration_ms(cx, &lit)),
+            "task" => self.task = string(cx, key, meta).and_then(|lit| task_support(cx, &lit)),
             _ => {}
         }
     }
@@ -135,6 +164,23 @@ fn duration_ms(cx: &Ctxt, lit: &LitStr) -> Option<u64> {
         _ => {
             let e =
                 format!("`timeout` is a positive whole number with a unit: \"500ms\", \"30s\" or \"2m\", not {text:?}");
+            cx.error_spanned_by(lit, e);
+            None
+        }
+    }
+}
+
+/// `"forbidden"`, `"optional"` or `"required"`.
+fn task_support(cx: &Ctxt, lit: &LitStr) -> Option<TaskSupport> {
+    match lit.value().as_str() {
+        "forbidden" => Some(TaskSupport::Forbidden),
+        "optional" => Some(TaskSupport::Optional),
+        "required" => Some(TaskSupport::Required),
+        other => {
+            let e = format!(
+                "`task` is \"optional\" (a task when the client supports them), \"required\" (only as a task) or \
+                 \"forbidden\" (the default), not {other:?}"
+            );
             cx.error_spanned_by(lit, e);
             None
         }

@@ -1,6 +1,7 @@
 //! Semantic checks on the model. Each records its errors, spanned on the user's tokens, and returns, so one
 //! compile shows every problem of the fn.
 
+use crate::attr::TaskSupport;
 use crate::ctxt::Ctxt;
 use crate::flow::scope::LocalKind;
 use crate::model::{Handler, Kind, ParamKind};
@@ -13,6 +14,7 @@ pub fn run(cx: &Ctxt, h: &Handler) {
     name(cx, h);
     params(cx, h);
     flow(cx, h);
+    task_step(cx, h);
     match h.kind {
         Kind::Tool => tool(cx, h),
         Kind::Prompt => returns(cx, h, "its messages, like `-> String`"),
@@ -22,6 +24,21 @@ pub fn run(cx: &Ctxt, h: &Handler) {
         }
         Kind::SubFlow => subflow(cx, h),
     }
+}
+
+/// `run_as_task()` only means something in a tool that may run as a task.
+fn task_step(cx: &Ctxt, h: &Handler) {
+    let Some(span) = crate::flow::find::task_step(h.item.body.stream()) else { return };
+    let why = match h.kind {
+        Kind::Tool => match h.options.task {
+            Some(TaskSupport::Optional | TaskSupport::Required) => return,
+            _ => {
+                "`run_as_task()` is where a call becomes a task, but this tool never runs as one: add `task = \"optional\"` or `task = \"required\"` to its #[tool]"
+            }
+        },
+        _ => "`run_as_task()` can only stand in a #[tool]: only tool calls run as tasks",
+    };
+    cx.error_at(span, why);
 }
 
 /// A sub-flow's arguments travel in its state (the client doesn't send them again), so each is a plain

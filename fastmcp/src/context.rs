@@ -179,6 +179,18 @@ impl Context {
         }
     }
 
+    /// The same request's facts for work that outlives the request (a task's runner): cancelled by
+    /// `cancel`, with no stream to send logs or progress on and no session (list changes still go out).
+    pub(crate) fn detached(&self, cancel: CancellationToken) -> Context {
+        let extras = Extras {
+            cancel: Some(cancel),
+            auth: self.inner.auth.clone(),
+            server: self.inner.server.clone(),
+            ..Extras::default()
+        };
+        Context::with(self.inner.scope.clone(), extras)
+    }
+
     /// The context of the request the current task is serving, if any.
     pub fn current() -> Option<Context> {
         CURRENT.try_with(Clone::clone).ok()

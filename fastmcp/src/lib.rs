@@ -33,6 +33,7 @@ pub mod protocol;
 pub mod schema;
 pub mod server;
 pub mod state;
+pub mod tasks;
 pub mod transport;
 
 pub use context::{Auth, Context};
@@ -50,6 +51,7 @@ pub struct ReadmeDoctests;
 pub mod prelude {
     pub use crate::flow::{
         AskExt as _, ElicitForm, ElicitUrl, Elicitation, ListRoots, Sample, Sampled, UrlConsent, checkpoint,
+        run_as_task,
     };
     pub use crate::handler::{Args, CompletionQuery, Json};
     pub use crate::protocol::{
@@ -69,8 +71,8 @@ pub mod __private {
     };
     pub use crate::handler::{
         BoxFuture, CompletionQuery, HandlerResult, IntoCompletion, IntoPromptResult, IntoResourceContents,
-        IntoToolResult, PromptGet, PromptHandler, ResourceDefinition, ResourceHandler, ResourceRead, ToolCall,
-        ToolHandler, complete_from_list,
+        IntoToolResult, PromptGet, PromptHandler, ResourceDefinition, ResourceHandler, ResourceRead, TaskSupport,
+        ToolCall, ToolHandler, complete_from_list,
     };
     pub use crate::macro_support::*;
     pub use crate::protocol::{

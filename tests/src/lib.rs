@@ -325,9 +325,15 @@ impl HttpServer {
     }
 
     /// A modern request with its envelope and the standard headers derived from it.
-    pub async fn modern(&self, id: i64, method: &str, mut params: Value) -> HttpReply {
-        params["_meta"] = modern_meta(json!({"elicitation": {}, "sampling": {}}));
-        let name = params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str).map(str::to_owned);
+    pub async fn modern(&self, id: i64, method: &str, params: Value) -> HttpReply {
+        self.modern_declaring(id, method, params, json!({"elicitation": {}, "sampling": {}})).await
+    }
+
+    /// As [`modern`](Self::modern), declaring these client capabilities.
+    pub async fn modern_declaring(&self, id: i64, method: &str, mut params: Value, capabilities: Value) -> HttpReply {
+        params["_meta"] = modern_meta(capabilities);
+        let name = ["name", "uri", "taskId"].iter().find_map(|k| params.get(*k)).and_then(Value::as_str);
+        let name = name.map(str::to_owned);
         let mut headers = vec![("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", method)];
         if let Some(name) = name.as_deref() {
             headers.push(("Mcp-Name", name));

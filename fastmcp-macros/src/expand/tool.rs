@@ -109,6 +109,22 @@ pub fn expand(h: &Handler) -> TokenStream {
         }
     });
 
+    let task_support = h.options.task.map(|support| {
+        let variant = Ident::new(support.variant(), Span::call_site());
+        quote! {
+            fn task_support(&self) -> #p::TaskSupport {
+                #p::TaskSupport::#variant
+            }
+        }
+    });
+    let task_step = crate::flow::find::task_step(h.item.body.stream()).map(|_| {
+        quote! {
+            fn has_task_step(&self) -> bool {
+                true
+            }
+        }
+    });
+
     let impl_items = quote! {
         #args_def
 
@@ -133,6 +149,10 @@ pub fn expand(h: &Handler) -> TokenStream {
             #fingerprint
 
             #timeout
+
+            #task_support
+
+            #task_step
         }
     };
 

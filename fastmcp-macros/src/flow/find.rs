@@ -308,3 +308,18 @@ fn asks_in_tokens(tokens: TokenStream) -> Vec<Span> {
 pub fn has_ask(tokens: TokenStream) -> bool {
     !asks_in_tokens(tokens).is_empty()
 }
+
+/// Where the body calls `run_as_task()` (the point a tool's call becomes a task; `fastmcp::flow`), by name:
+/// the runtime must know before the first round whether the body places that point itself.
+pub fn task_step(tokens: TokenStream) -> Option<Span> {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    tokens.iter().enumerate().find_map(|(i, token)| match token {
+        TokenTree::Group(g) => task_step(g.stream()),
+        TokenTree::Ident(id) if id == "run_as_task" => {
+            let called =
+                matches!(tokens.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis);
+            called.then(|| id.span())
+        }
+        _ => None,
+    })
+}

@@ -162,10 +162,18 @@ fn initialize(server: &Server, session: &Session, params: Result<InitializeParam
         return Err(Error::rpc(ErrorObject::invalid_request("the session is already initialized")));
     }
     let inner = &server.inner;
+    // Tasks are a modern-era extension here: a legacy session's calls run synchronously.
+    let mut capabilities = inner.capabilities.clone();
+    if let Some(extensions) = &mut capabilities.extensions {
+        extensions.remove(crate::protocol::TASKS_EXTENSION);
+        if extensions.is_empty() {
+            capabilities.extensions = None;
+        }
+    }
     Reply::new(
         InitializeResult {
             protocol_version: protocol_version.as_str().to_owned(),
-            capabilities: inner.capabilities.clone(),
+            capabilities,
             server_info: inner.info.clone(),
             instructions: inner.instructions.clone(),
         },
@@ -186,5 +194,9 @@ fn finish(req: &Request, version: ProtocolVersion, outcome: Outcome) -> String {
             )),
         ),
         Outcome::Error(e) => error_json(Some(&req.id), &e.to_error_object(Era::Legacy)),
+        // Only requests that negotiated the tasks extension (modern ones) become tasks.
+        Outcome::Task(_) | Outcome::Created(_) => {
+            error_json(Some(&req.id), &ErrorObject::internal("a task reached a legacy session"))
+        }
     }
 }

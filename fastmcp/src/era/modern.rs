@@ -33,6 +33,9 @@ pub(crate) async fn serve(server: &Server, link: Link<'_>, req: Request, meta: J
         discover(server)
     } else if method == LISTEN {
         super::listen::listen(server, &req.id, req.params.as_deref(), link.notify, link.cancel).await
+    } else if crate::tasks::serves(method) {
+        let ctx = Context::with(scope, Extras { cancel: Some(link.cancel), ..Extras::default() });
+        crate::tasks::serve(server, &ctx, method, req.params.as_deref())
     } else if dispatch::serves(method) {
         let extras = Extras {
             cancel: Some(link.cancel),
@@ -44,14 +47,15 @@ pub(crate) async fn serve(server: &Server, link: Link<'_>, req: Request, meta: J
         };
         let ctx = Context::with(scope, extras);
         let params = req.params.as_deref();
-        match dispatch::dispatch(server, method, params, ctx.clone(), Round::Wire).await {
-            Outcome::Suspend(suspended) => match answered_upfront(params, &suspended) {
-                Some(resume) => match dispatch::dispatch(server, method, params, ctx.clone(), resume).await {
-                    Outcome::Suspend(suspended) => input_required(server, &ctx, *suspended),
-                    other => other,
-                },
-                None => input_required(server, &ctx, *suspended),
-            },
+        let mut outcome = dispatch::dispatch(server, method, params, ctx.clone(), Round::Wire).await;
+        if let Outcome::Suspend(suspended) = &outcome
+            && let Some(resume) = answered_upfront(params, suspended)
+        {
+            outcome = dispatch::dispatch(server, method, params, ctx.clone(), resume).await;
+        }
+        match outcome {
+            Outcome::Suspend(suspended) => input_required(server, &ctx, *suspended),
+            Outcome::Task(start) => crate::tasks::create(server, &ctx, *start),
             other => other,
         }
     } else if REMOVED.contains(&method) {
@@ -197,8 +201,9 @@ pub(crate) fn finish(server: &Server, id: &RequestId, outcome: Outcome) -> Strin
             Ok(reply) => (reply, "input_required"),
             Err(e) => return error_json(Some(id), &e.to_error_object(Era::Modern)),
         },
+        Outcome::Created(reply) => (reply, "task"),
         Outcome::Error(e) => return error_json(Some(id), &e.to_error_object(Era::Modern)),
-        Outcome::Suspend(_) => {
+        Outcome::Suspend(_) | Outcome::Task(_) => {
             let e = ErrorObject::internal("a suspended round reached the wire unsealed");
             return error_json(Some(id), &e);
         }

@@ -150,7 +150,7 @@ impl<A: Ask> Point for A {
     fn reach(self, slot: &Slot, step: u32, key: &str, locals: Result<Box<RawValue>, Error>) {
         let mut requests = InputRequests::new();
         self.requests(key, &mut requests);
-        slot.suspend(locals.map(|locals| Suspension { step, requests, locals }));
+        slot.suspend(locals.map(|locals| Suspension { step, requests, locals, task: false }));
     }
 
     fn resume(slot: &Slot, key: &str, answers: &mut Answers) -> impl Future<Output = Result<A::Output, Error>> + Send {

@@ -13,6 +13,7 @@ pub(crate) mod form;
 mod roots;
 mod sample;
 pub mod subflow;
+mod task;
 
 pub use ask::{Ask, AskExt, Asking, Checkpoint, OnlyInsideHandlers, checkpoint};
 pub use driver::{Answers, Pass, Point, Slot, drive};
@@ -24,6 +25,7 @@ pub use form::{
 pub use roots::ListRoots;
 pub use sample::{Sample, Sampled};
 pub use subflow::{Progress, SubFlow, SubFlowCall};
+pub use task::{RunAsTask, run_as_task};
 
 use crate::protocol::{InputRequests, InputResponses};
 use serde_json::value::RawValue;
@@ -54,6 +56,8 @@ pub struct Suspension {
     pub requests: InputRequests,
     /// The carried locals as JSON, serialized once.
     pub locals: Box<RawValue>,
+    /// The round ended at [`run_as_task()`]: the rest of the call may run as a background task.
+    pub task: bool,
 }
 
 /// Where the next round starts: the suspension's step and locals, and the client's answers.

@@ -115,7 +115,7 @@ async fn run<F: SubFlow>(
         let slot = Slot::new();
         match drive(&slot, flow.machine(&slot, resume)).await? {
             Pass::Complete(output) => return Ok(Progress::Ready(output)),
-            Pass::Suspend(Suspension { step, requests, locals }) => {
+            Pass::Suspend(Suspension { step, requests, locals, .. }) => {
                 let state = State { fingerprint: F::fingerprint(), args, step, locals };
                 let state = serde_json::value::to_raw_value(&state).map_err(|e| unserializable(&e))?;
                 return Ok(Progress::Again { requests, state });
@@ -171,7 +171,7 @@ impl<F: SubFlow> Point for SubFlowCall<F> {
             Ok(Progress::Ready(output)) => return Ok(output),
             Ok(Progress::Again { requests, state }) => nest(locals, state).map(|locals| {
                 let requests = requests.into_iter().map(|(k, r)| (format!("{key}/{k}"), r)).collect();
-                Suspension { step: answers.step, requests, locals }
+                Suspension { step: answers.step, requests, locals, task: false }
             }),
             Err(error) => Err(error),
         };

@@ -15,6 +15,7 @@ use crate::flow::{Resume, Step};
 use crate::protocol::{
     CallToolResult, Completion, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
+pub use crate::tasks::TaskSupport;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
@@ -42,6 +43,16 @@ pub trait ToolHandler: Send + Sync + 'static {
     /// How long one round of a call may run before it is stopped (overrides `FastMcp::tool_timeout`).
     fn timeout(&self) -> Option<std::time::Duration> {
         None
+    }
+    /// Whether a call may run as a task (`#[tool(task = "optional")]`, `"required"`); see [`crate::tasks`].
+    fn task_support(&self) -> TaskSupport {
+        TaskSupport::Forbidden
+    }
+    /// Whether the body decides itself where the call becomes a task, with
+    /// [`run_as_task()`](crate::flow::run_as_task): then its first rounds run synchronously. Otherwise a
+    /// task-supporting call becomes a task before the handler runs.
+    fn has_task_step(&self) -> bool {
+        false
     }
 }
 

@@ -22,6 +22,13 @@ pub struct ClientCapabilities {
     pub extensions: Option<JsonObject>,
 }
 
+impl ClientCapabilities {
+    /// Whether the client declared the extension `id` (e.g. [`TASKS_EXTENSION`](super::TASKS_EXTENSION)).
+    pub fn has_extension(&self, id: &str) -> bool {
+        self.extensions.as_ref().is_some_and(|e| e.contains_key(id))
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RootsCapability {

@@ -14,6 +14,7 @@ pub mod meta;
 pub mod notifications;
 pub mod prompts;
 pub mod resources;
+pub mod tasks;
 pub mod tools;
 pub mod version;
 
@@ -28,6 +29,7 @@ pub use meta::*;
 pub use notifications::*;
 pub use prompts::*;
 pub use resources::*;
+pub use tasks::*;
 pub use tools::*;
 pub use version::*;
 

@@ -13,8 +13,11 @@ use crate::handler::{CompletionQuery, HandlerResult, PromptGet, ResourceRead, To
 use crate::protocol::{
     CallToolParams, CallToolResult, CompleteParams, CompleteResult, CompletionReference, Era, GetPromptParams,
     InputRequests, InputRequiredResult, InputResponses, JsonObject, PaginatedParams, ReadResourceParams,
+    TASKS_EXTENSION,
 };
+use crate::server::registry::ToolEntry;
 use crate::state::{ArgumentsDigest, Binding, Method};
+use crate::tasks::TaskSupport;
 use futures_util::FutureExt as _;
 use serde::de::DeserializeOwned;
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -31,7 +34,18 @@ pub(crate) enum Outcome {
     Suspend(Box<Suspended>),
     /// A ready-made `input_required` result: a retry that did not answer everything is asked again.
     InputRequired(InputRequiredResult),
+    /// The call goes on as a task (only where the request negotiated tasks); the modern adapter makes it.
+    Task(Box<TaskStart>),
+    /// A `CreateTaskResult`'s body (`resultType: "task"`).
+    Created(Reply),
     Error(Error),
+}
+
+/// Where a task's machine starts: the tool, its arguments, and the point reached (none: the beginning).
+pub(crate) struct TaskStart {
+    pub tool: String,
+    pub arguments: Option<Box<RawValue>>,
+    pub resume: Option<Resume>,
 }
 
 /// A suspended round and the flow it belongs to, so its state can be sealed for exactly that request.
@@ -257,12 +271,61 @@ async fn call_tool(server: &Server, params: Option<&RawValue>, ctx: Context, rou
     let Some(tool) = server.inner.registry.tools.get(&params.name) else {
         return Outcome::Error(Error::invalid_params(format!("Unknown tool: {}", params.name)));
     };
+    // A legacy `task` param is ignored: whether a call becomes a task is the server's decision.
+    let support = tool.task_support;
+    let negotiated = crate::tasks::negotiated(&ctx);
+    if support == TaskSupport::Required && ctx.era() == Era::Modern && !negotiated {
+        return Outcome::Error(crate::tasks::missing_extension(format!(
+            "Tool `{}` runs only as a task: declare the {TASKS_EXTENSION} extension in the request's client \
+             capabilities",
+            tool.name
+        )));
+    }
+    let as_task = negotiated && support != TaskSupport::Forbidden;
+    let task = |arguments, resume| Outcome::Task(Box::new(TaskStart { tool: tool.name.clone(), arguments, resume }));
+    if as_task && params.request_state.is_none() && !tool.task_step {
+        return task(params.arguments, None);
+    }
     let flow = Flow::new(Method::ToolsCall, &tool.name, params.arguments.as_deref(), tool.handler.fingerprint());
-    let mut call = ToolCall::new(params.arguments, ctx.clone());
-    match resume(server, call.context(), &flow, round, params.request_state, params.input_responses) {
-        Ok(Some(resume)) => call = call.resuming(resume),
-        Ok(None) => {}
+    let mut resume = match resume(server, &ctx, &flow, round, params.request_state, params.input_responses) {
+        Ok(resume) => resume,
         Err(outcome) => return outcome,
+    };
+    // The first round takes the arguments; a later one (past a task step) the flow's copy of them.
+    let mut arguments = params.arguments;
+    loop {
+        let result = run_tool(server, tool, arguments.take(), ctx.clone(), resume.take()).await;
+        match result {
+            // `run_as_task()`: the rest runs as a task where it may, else on at once in this round.
+            Ok(Step::Suspend(s)) if s.task => {
+                let next = Resume { step: s.step, locals: s.locals, responses: InputResponses::new() };
+                if as_task {
+                    return task(flow.arguments.clone(), Some(next));
+                }
+                arguments = flow.arguments.clone();
+                resume = Some(next);
+            }
+            // A failing tool is a tool result the model can read, not a protocol error.
+            Err(e) if e.code().is_none_or(|c| c == crate::protocol::codes::INTERNAL_ERROR) => {
+                return outcome(Ok(Step::Complete(CallToolResult::error(e.to_string()))), flow, false);
+            }
+            other => return outcome(other, flow, false),
+        }
+    }
+}
+
+/// One round of a tool call: the handler guarded against panics and bounded by its timeout. What a failure
+/// becomes (an `isError` result, a protocol error, a failed task) is the caller's decision.
+pub(crate) async fn run_tool(
+    server: &Server,
+    tool: &ToolEntry,
+    arguments: Option<Box<RawValue>>,
+    ctx: Context,
+    resume: Option<Resume>,
+) -> HandlerResult<CallToolResult> {
+    let mut call = ToolCall::new(arguments, ctx.clone());
+    if let Some(resume) = resume {
+        call = call.resuming(resume);
     }
     let run = guarded(|| format!("tool `{}`", tool.name), ctx.clone().scope(tool.handler.call(call)));
     let timeout = tool.handler.timeout().or(server.options().tool_timeout);
@@ -275,14 +338,7 @@ async fn call_tool(server: &Server, params: Option<&RawValue>, ctx: Context, rou
         ctx.cancellation().cancel();
         Err(Error::msg(format!("Tool `{}` timed out after {} ms", tool.name, limit.as_millis())))
     });
-    let result = match finished {
-        // A failing tool is a tool result the model can read, not a protocol error.
-        Err(e) if e.code().is_none_or(|c| c == crate::protocol::codes::INTERNAL_ERROR) => {
-            Ok(Step::Complete(CallToolResult::error(e.to_string())))
-        }
-        other => other,
-    };
-    outcome(result.map(|step| step.map(|r| if tool.wrap_result { wrap_structured(r) } else { r })), flow, false)
+    finished.map(|step| step.map(|r| if tool.wrap_result { wrap_structured(r) } else { r }))
 }
 
 fn wrap_structured(mut result: CallToolResult) -> CallToolResult {

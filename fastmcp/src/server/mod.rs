@@ -4,7 +4,7 @@ mod changes;
 pub(crate) mod dispatch;
 mod pagination;
 pub(crate) mod param_headers;
-mod registry;
+pub(crate) mod registry;
 mod uri_template;
 
 use crate::error::{Error, Result};
@@ -71,6 +71,13 @@ pub struct Options {
     /// HTTP: a comment on idle long-lived streams (subscriptions, the GET stream) this often, so proxies
     /// keep them open.
     pub keep_alive: Duration,
+    /// Tasks: the most kept at once (running or finished, until each expires); a call beyond it fails.
+    pub max_tasks: usize,
+    /// Tasks: how long a task stays retrievable after it was created (`ttlMs`); a task still running then
+    /// is stopped.
+    pub task_ttl: Duration,
+    /// Tasks: how often clients are told to poll (`pollIntervalMs`).
+    pub task_poll_interval: Duration,
 }
 
 impl Default for Options {
@@ -91,6 +98,9 @@ impl Default for Options {
             sse_replay_events: 256,
             sse_replay_streams: 32,
             keep_alive: Duration::from_secs(15),
+            max_tasks: 1_000,
+            task_ttl: Duration::from_secs(60 * 60),
+            task_poll_interval: Duration::from_millis(500),
         }
     }
 }
@@ -231,6 +241,26 @@ impl FastMcp {
         self
     }
 
+    /// Tasks: the most kept at once, running or finished until they expire (default 1 000, at least 1). A
+    /// call that would make one more fails with an error that says so.
+    pub fn max_tasks(mut self, tasks: usize) -> Self {
+        self.options.max_tasks = tasks.max(1);
+        self
+    }
+
+    /// Tasks: how long each stays retrievable after it is created, its `ttlMs` (default 1 hour, at least
+    /// 1 ms). A task still running when it expires is stopped and forgotten.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.options.task_ttl = ttl.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Tasks: the `pollIntervalMs` clients are given (default 500 ms, at least 1 ms).
+    pub fn task_poll_interval(mut self, interval: Duration) -> Self {
+        self.options.task_poll_interval = interval.max(Duration::from_millis(1));
+        self
+    }
+
     /// Checks the registrations (unique names, valid templates) and freezes them into a [`Server`].
     pub fn build(self) -> Result<Server> {
         let registry = Registry::build(self.registration, self.options.page_size)?;
@@ -256,6 +286,7 @@ impl FastMcp {
                 state,
                 changes: changes::Changes::default(),
                 closing: tokio_util::sync::CancellationToken::new(),
+                tasks: crate::tasks::TaskStore::default(),
             }),
         })
     }
@@ -367,6 +398,8 @@ pub(crate) struct ServerInner {
     /// Fires when the server shuts down: long-lived streams (`subscriptions/listen`, the legacy GET stream)
     /// end so in-flight requests can finish.
     pub closing: tokio_util::sync::CancellationToken,
+    /// The tasks this process runs (modern era, tasks extension).
+    pub tasks: crate::tasks::TaskStore,
 }
 
 impl Server {
@@ -412,9 +445,16 @@ impl Server {
     }
 }
 
-/// Capabilities follow what is registered: nothing is advertised that the server cannot serve.
+/// Capabilities follow what is registered: nothing is advertised that the server cannot serve. The tasks
+/// extension is advertised when a tool supports tasks (under `extensions`, never the legacy `tasks` slot).
 fn capabilities(registry: &Registry) -> ServerCapabilities {
     let has_prompts = !registry.prompts.is_empty();
+    let has_tasks = registry.tools.values().any(|t| t.task_support != crate::tasks::TaskSupport::Forbidden);
+    let extensions = has_tasks.then(|| {
+        let mut extensions = JsonObject::new();
+        extensions.insert(crate::protocol::TASKS_EXTENSION.into(), serde_json::Value::Object(JsonObject::new()));
+        extensions
+    });
     let has_resources = !registry.resources.is_empty() || !registry.templates.is_empty();
     ServerCapabilities {
         logging: Some(JsonObject::new()),
@@ -424,6 +464,7 @@ fn capabilities(registry: &Registry) -> ServerCapabilities {
         prompts: has_prompts.then_some(ListChangedCapability { list_changed: Some(true) }),
         // Legacy sessions may subscribe to a resource's updates.
         resources: has_resources.then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
+        extensions,
         ..ServerCapabilities::default()
     }
 }

@@ -22,6 +22,9 @@ pub(crate) struct ToolEntry {
     pub wrap_result: bool,
     /// Arguments mirrored into `Mcp-Param-*` headers on HTTP.
     pub param_headers: Vec<ParamHeader>,
+    /// Whether calls may run as tasks, and whether the body places the switch itself (read once).
+    pub task_support: crate::tasks::TaskSupport,
+    pub task_step: bool,
 }
 
 pub(crate) struct PromptEntry {
@@ -100,7 +103,9 @@ impl Registry {
                 problems.push(why);
                 Vec::new()
             });
-            let entry = ToolEntry { handler, name: def.name.clone(), wrap_result, param_headers };
+            let (task_support, task_step) = (handler.task_support(), handler.has_task_step());
+            let entry =
+                ToolEntry { handler, name: def.name.clone(), wrap_result, param_headers, task_support, task_step };
             if tools.insert(def.name.clone(), entry).is_some() {
                 problems.push(format!("two tools are named `{}`; tool names must be unique", def.name));
             }

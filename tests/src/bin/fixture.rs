@@ -189,6 +189,42 @@ async fn panics() -> String {
     panic!("boom went the resource")
 }
 
+static TASK_CANCELLED: AtomicBool = AtomicBool::new(false);
+
+/// A task that waits a minute; when its cancellation token fires, work it handed elsewhere records that.
+#[tool(task = "optional")]
+async fn await_cancel(ctx: Context) -> String {
+    let token = ctx.cancellation().clone();
+    tokio::spawn(async move {
+        token.cancelled().await;
+        TASK_CANCELLED.store(true, Ordering::SeqCst);
+    });
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    "not cancelled".into()
+}
+
+/// Whether an `await_cancel` task saw its cancellation.
+#[tool]
+async fn task_cancel_seen() -> String {
+    TASK_CANCELLED.load(Ordering::SeqCst).to_string()
+}
+
+/// A task whose every round is stopped after 200 ms.
+#[tool(task = "optional", timeout = "200ms")]
+async fn limited_task(ms: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    format!("slept {ms}ms")
+}
+
+/// Prepares in the call's own round, then runs the rest as a task (or on at once, without tasks).
+#[tool(task = "optional")]
+async fn staged(ms: u64) -> Result<String> {
+    let prepared = format!("prepared for {ms}ms");
+    run_as_task().ask().await?;
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    Ok(format!("staged: {prepared}"))
+}
+
 #[tokio::main]
 async fn main() -> fastmcp::Result<()> {
     let env = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
@@ -212,6 +248,10 @@ async fn main() -> fastmcp::Result<()> {
         .tool(visit)
         .tool(wipe)
         .tool(protocol_version)
+        .tool(await_cancel)
+        .tool(task_cancel_seen)
+        .tool(staged)
+        .tool(limited_task)
         .resource(panics)
         .max_message_bytes(env("FIXTURE_MAX_MESSAGE_BYTES").map_or(4 << 20, |v| v as usize))
         .page_size(env("FIXTURE_PAGE_SIZE").map_or(100, |v| v as usize))
@@ -239,6 +279,12 @@ async fn main() -> fastmcp::Result<()> {
         let n: Vec<u64> = replay.split(',').map(|n| n.trim().parse().expect("FIXTURE_SSE_REPLAY numbers")).collect();
         let [events, streams, retry] = n[..] else { panic!("FIXTURE_SSE_REPLAY is events,streams,retry_ms") };
         server = server.sse_replay(events as usize, streams as usize, Duration::from_millis(retry));
+    }
+    if let Some(ms) = env("FIXTURE_TASK_TTL_MS") {
+        server = server.task_ttl(Duration::from_millis(ms));
+    }
+    if let Some(n) = env("FIXTURE_MAX_TASKS") {
+        server = server.max_tasks(n as usize);
     }
     server.run().await
 }

@@ -15,6 +15,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use std::time::Duration;
 
+mod tasks;
+
 /// A 1x1 PNG, base64.
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 /// A minimal WAV, base64.
@@ -612,6 +614,13 @@ async fn main() -> fastmcp::Result<()> {
         .tool(test_input_required_result_tampered_state)
         .tool(test_input_required_result_capabilities)
         .tool(JsonSchema2020Tool)
+        .tool(tasks::greet)
+        .tool(tasks::slow_compute)
+        .tool(tasks::failing_job)
+        .tool(tasks::protocol_error_job)
+        .tool(tasks::confirm_delete)
+        .tool(tasks::multi_input)
+        .tool(tasks::test_tool_with_task)
         .resource(static_text)
         .resource(static_binary)
         .resource(template_data)
