@@ -128,11 +128,11 @@ async fn http_level_checks() {
     assert_eq!(text.status, 415);
     let no_accept = s.send("POST", &[("Content-Type", "application/json"), ("Accept", "text/html")], "{}").await;
     assert_eq!(no_accept.status, 406);
-    let garbage =
-        s.send("POST", &[("Content-Type", "application/json"), ("Accept", "application/json")], "{nope").await;
+    let both = ("Accept", "application/json, text/event-stream");
+    let garbage = s.send("POST", &[("Content-Type", "application/json"), both], "{nope").await;
     assert_eq!((garbage.status, garbage.json()["error"]["code"].clone()), (400, json!(-32700)));
     let big = "x".repeat(5 * 1024 * 1024);
-    let huge = s.send("POST", &[("Content-Type", "application/json"), ("Accept", "application/json")], &big).await;
+    let huge = s.send("POST", &[("Content-Type", "application/json"), both], &big).await;
     assert_eq!(huge.status, 413);
     assert_eq!(s.send("POST", &[("Content-Type", "application/json")], "{}").await.status, 406);
 }

@@ -47,6 +47,9 @@ impl Default for HttpOptions {
     }
 }
 
+/// A session's connection and its streams.
+type SessionRef = (Arc<Connection>, Arc<EventLog>);
+
 struct Endpoint {
     server: Server,
     path: String,
@@ -170,10 +173,14 @@ fn session_not_found(id: Option<&RequestId>) -> Response {
     error(StatusCode::NOT_FOUND, id, &ErrorObject::new(-32001, "Session not found"))
 }
 
-/// Whether `Accept` lists `media` (or a wildcard that covers it).
+/// Whether `Accept` lists `media` or a wildcard that covers it (`*/*`, `type/*`).
 fn accepts(headers: &HeaderMap, media: &str) -> bool {
     let accept = headers::text(headers, header::ACCEPT.as_str()).unwrap_or("").to_ascii_lowercase();
-    accept.split(',').map(|m| m.split(';').next().unwrap_or("").trim()).any(|m| m == media || m == "*/*")
+    let kind = media.split('/').next().unwrap_or("");
+    accept
+        .split(',')
+        .map(|m| m.split(';').next().unwrap_or("").trim())
+        .any(|m| m == media || m == "*/*" || m.strip_suffix("/*").is_some_and(|t| t == kind))
 }
 
 impl Endpoint {
@@ -198,11 +205,12 @@ impl Endpoint {
     async fn post(&self, req: hyper::Request<Incoming>) -> Response {
         let headers = req.headers().clone();
         let content_type = headers::text(&headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
-        if !content_type.to_ascii_lowercase().starts_with("application/json") {
+        if !content_type.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json") {
             let e = ErrorObject::invalid_request("Content-Type must be application/json");
             return error(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, &e);
         }
-        if !accepts(&headers, "application/json") {
+        // Both, as the spec requires of clients: the answer may be either.
+        if !accepts(&headers, "application/json") || !accepts(&headers, "text/event-stream") {
             let e = ErrorObject::invalid_request("Accept must list application/json and text/event-stream");
             return error(StatusCode::NOT_ACCEPTABLE, None, &e);
         }
@@ -233,18 +241,26 @@ impl Endpoint {
                 }
                 None => self.legacy(&headers, req).await,
             },
-            Ok(Inbound::Notification(note)) => {
-                if let Some((conn, _)) = self.session(&headers) {
-                    conn.notification(note);
+            // Notifications and responses go to the session they name; one that names a session that is gone
+            // learns so (404), as requests do. Without a session header they have no one to reach.
+            Ok(Inbound::Notification(note)) => match self.named_session(&headers) {
+                Err(gone) => gone,
+                Ok(conn) => {
+                    if let Some((conn, _)) = conn {
+                        conn.notification(note);
+                    }
+                    empty(StatusCode::ACCEPTED)
                 }
-                empty(StatusCode::ACCEPTED)
-            }
-            Ok(Inbound::Response { id, outcome }) => {
-                if let Some((conn, _)) = self.session(&headers) {
-                    conn.response(&id, outcome);
+            },
+            Ok(Inbound::Response { id, outcome }) => match self.named_session(&headers) {
+                Err(gone) => gone,
+                Ok(conn) => {
+                    if let Some((conn, _)) = conn {
+                        conn.response(&id, outcome);
+                    }
+                    empty(StatusCode::ACCEPTED)
                 }
-                empty(StatusCode::ACCEPTED)
-            }
+            },
         }
     }
 
@@ -323,9 +339,12 @@ impl Endpoint {
         // Handlers may log, report progress or (through the shim) ask the client: their response is a
         // resumable SSE stream carrying those messages, then the result. A disconnect is not a cancellation.
         if matches!(req.method.as_str(), "tools/call" | "prompts/get" | "resources/read") {
-            let (tx, response, close) = log.open(self.priming(&conn), None);
+            let priming = self.priming(&conn);
+            let (tx, response, close) = log.open(priming, None);
+            // Without a priming event the client has no id to resume from: the stream must not be closed early.
+            let close = priming.map(|_| close);
             tokio::spawn(async move {
-                if let Some(line) = conn.request_on(req, tx.clone(), Some(close)).await {
+                if let Some(line) = conn.request_on(req, tx.clone(), close).await {
                     let _ = tx.send(line).await;
                 }
             });
@@ -409,8 +428,17 @@ impl Endpoint {
     }
 
     /// The session a request names, marked as used now.
-    fn session(&self, headers: &HeaderMap) -> Option<(Arc<Connection>, Arc<EventLog>)> {
+    fn session(&self, headers: &HeaderMap) -> Option<SessionRef> {
         self.sessions.as_ref()?.get(headers::text(headers, headers::SESSION)?)
+    }
+
+    /// The session a message names (`None` if it names none, or the server has no sessions), or the 404
+    /// for a session id that is unknown or ended.
+    fn named_session(&self, headers: &HeaderMap) -> Result<Option<SessionRef>, Response> {
+        if self.sessions.is_none() || !headers.contains_key(headers::SESSION) {
+            return Ok(None);
+        }
+        self.session(headers).map(Some).ok_or_else(|| session_not_found(None))
     }
 
     /// The `retry` of the priming event that starts a session's streams: sessions from 2025-11-25 on, whose

@@ -299,9 +299,11 @@ impl EventLog {
         Ok(Replay { log: self.clone(), stream: id, generation, keep_alive: keep_alive.map(ticker) })
     }
 
-    /// Keeps at most `retention.streams` streams: finished ones go first, oldest first.
+    /// Keeps at most `retention.streams` request streams (the standalone one is not counted): finished ones go
+    /// first, oldest first.
     fn evict(&self, streams: &mut Streams) {
-        while streams.streams.len() > self.retention.streams.max(1) {
+        let requests = |streams: &Streams| streams.streams.keys().filter(|id| **id != STANDALONE).count();
+        while requests(streams) > self.retention.streams.max(1) {
             let oldest_ended =
                 streams.streams.iter().filter(|(id, s)| **id != STANDALONE && s.ended).map(|(id, _)| *id).min();
             match oldest_ended {
