@@ -241,26 +241,8 @@ impl Endpoint {
                 }
                 None => self.legacy(&headers, req).await,
             },
-            // Notifications and responses go to the session they name; one that names a session that is gone
-            // learns so (404), as requests do. Without a session header they have no one to reach.
-            Ok(Inbound::Notification(note)) => match self.named_session(&headers) {
-                Err(gone) => gone,
-                Ok(conn) => {
-                    if let Some((conn, _)) = conn {
-                        conn.notification(note);
-                    }
-                    empty(StatusCode::ACCEPTED)
-                }
-            },
-            Ok(Inbound::Response { id, outcome }) => match self.named_session(&headers) {
-                Err(gone) => gone,
-                Ok(conn) => {
-                    if let Some((conn, _)) = conn {
-                        conn.response(&id, outcome);
-                    }
-                    empty(StatusCode::ACCEPTED)
-                }
-            },
+            Ok(Inbound::Notification(note)) => self.to_session(&headers, |conn| conn.notification(note)),
+            Ok(Inbound::Response { id, outcome }) => self.to_session(&headers, |conn| conn.response(&id, outcome)),
         }
     }
 
@@ -432,13 +414,16 @@ impl Endpoint {
         self.sessions.as_ref()?.get(headers::text(headers, headers::SESSION)?)
     }
 
-    /// The session a message names (`None` if it names none, or the server has no sessions), or the 404
-    /// for a session id that is unknown or ended.
-    fn named_session(&self, headers: &HeaderMap) -> Result<Option<SessionRef>, Response> {
-        if self.sessions.is_none() || !headers.contains_key(headers::SESSION) {
-            return Ok(None);
+    /// Hands a notification or response to the session it names: 202, or 404 for a session that is gone (as
+    /// for requests). Without a session header it has no one to reach, and is accepted and dropped.
+    fn to_session(&self, headers: &HeaderMap, deliver: impl FnOnce(&Connection)) -> Response {
+        if self.sessions.is_some() && headers.contains_key(headers::SESSION) {
+            match self.session(headers) {
+                Some((conn, _)) => deliver(&conn),
+                None => return session_not_found(None),
+            }
         }
-        self.session(headers).map(Some).ok_or_else(|| session_not_found(None))
+        empty(StatusCode::ACCEPTED)
     }
 
     /// The `retry` of the priming event that starts a session's streams: sessions from 2025-11-25 on, whose
