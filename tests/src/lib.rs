@@ -584,6 +584,14 @@ impl HttpServer {
 
     /// The legacy handshake over HTTP: `initialize` at `version` declaring `capabilities`, then
     /// `notifications/initialized`. Returns the session id.
+    /// Sends the server SIGTERM and waits for it to exit on its own.
+    pub async fn terminate(mut self) -> ExitStatus {
+        let pid = self._child.id().expect("the server is running").to_string();
+        let sent = std::process::Command::new("kill").args(["-TERM", &pid]).status().expect("kill runs");
+        assert!(sent.success(), "SIGTERM was delivered");
+        tokio::time::timeout(TIMEOUT, self._child.wait()).await.expect("the server exits in time").unwrap()
+    }
+
     pub async fn legacy_session(&self, version: &str, capabilities: Value) -> String {
         let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": version, "capabilities": capabilities,
