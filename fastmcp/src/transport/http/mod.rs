@@ -169,6 +169,13 @@ fn method_not_allowed(allow: &'static str) -> Response {
     response
 }
 
+fn sessions_full(id: &RequestId, max: usize) -> Response {
+    let e = ErrorObject::internal(format!(
+        "the server has reached its limit of {max} sessions (FastMcp::max_sessions); try again later"
+    ));
+    error(StatusCode::SERVICE_UNAVAILABLE, Some(id), &e)
+}
+
 fn session_not_found(id: Option<&RequestId>) -> Response {
     error(StatusCode::NOT_FOUND, id, &ErrorObject::new(-32001, "Session not found"))
 }
@@ -288,19 +295,19 @@ impl Endpoint {
             }
             let options = self.server.options();
             if sessions.len() >= options.max_sessions {
-                let e = ErrorObject::internal(format!(
-                    "the server has reached its limit of {} sessions (FastMcp::max_sessions); try again later",
-                    options.max_sessions
-                ));
-                return error(StatusCode::SERVICE_UNAVAILABLE, Some(&req.id), &e);
+                return sessions_full(&req.id, options.max_sessions);
             }
             let log =
                 EventLog::new(Retention { events: options.sse_replay_events, streams: options.sse_replay_streams });
             // Messages unrelated to any request (list changes) go on the session's standalone stream.
             let conn = Arc::new(Connection::new(self.server.clone(), log.standalone(), false));
+            let request_id = req.id.clone();
             let Some(line) = conn.request(req).await else { return empty(StatusCode::ACCEPTED) };
+            // Checked again as the session is stored: concurrent `initialize`s cannot overshoot the limit.
+            let Some(id) = sessions.insert(conn.clone(), log, options.max_sessions) else {
+                return sessions_full(&request_id, options.max_sessions);
+            };
             conn.forward_list_changes();
-            let id = sessions.insert(conn, log);
             let mut response = json(StatusCode::OK, line);
             if let Ok(value) = HeaderValue::from_str(&id) {
                 response.headers_mut().insert(headers::SESSION, value);

@@ -28,11 +28,15 @@ impl Sessions {
         self.map().len()
     }
 
-    /// Opens a session and returns its id.
-    pub fn insert(&self, conn: Arc<Connection>, log: Arc<EventLog>) -> String {
+    /// Opens a session and returns its id; `None` if `max` are open already.
+    pub fn insert(&self, conn: Arc<Connection>, log: Arc<EventLog>, max: usize) -> Option<String> {
+        let mut map = self.map();
+        if map.len() >= max {
+            return None;
+        }
         let id = new_session_id();
-        self.map().insert(id.clone(), Session { conn, log, last_used: Instant::now() });
-        id
+        map.insert(id.clone(), Session { conn, log, last_used: Instant::now() });
+        Some(id)
     }
 
     /// The session `id` names, marked as used now.
