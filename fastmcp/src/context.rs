@@ -165,6 +165,16 @@ impl Context {
         }
     }
 
+    /// Tells the clients subscribed to the resource at `uri` that it changed (see
+    /// [`Server::notify_resource_updated`]). Does nothing on a context made with [`Context::new`].
+    ///
+    /// [`Server::notify_resource_updated`]: crate::server::Server::notify_resource_updated
+    pub fn notify_resource_updated(&self, uri: impl Into<String>) {
+        if let Some(server) = &self.inner.server {
+            server.notify_resource_updated(uri);
+        }
+    }
+
     /// Closes the SSE stream this request's response travels on, while the handler goes on running: the
     /// client reconnects after the advertised `retry` delay with `Last-Event-ID` and receives the rest,
     /// response included (SEP-1699 polling). For long operations behind proxies that cut idle connections.

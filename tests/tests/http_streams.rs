@@ -217,7 +217,7 @@ async fn listen_over_http_acknowledges_then_tags_each_notification() {
         ack.json(),
         json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
             "params": {"_meta": {SUBSCRIPTION_ID: "sub-1"}, "notifications": {"toolsListChanged": true}}}),
-        "resource subscriptions are not honoured, so not acknowledged"
+        "a resource the server does not serve is not honoured, so not acknowledged"
     );
     let mut prompts = open_listen(&s, json!(7), json!({"promptsListChanged": true})).await;
     let ack = prompts.next().await.expect("the acknowledgement");

@@ -56,6 +56,11 @@ impl Session {
         self.peer.get().map(|p| p.protocol_version)
     }
 
+    /// Whether the client subscribed to updates of the resource at `uri`.
+    pub fn subscribed(&self, uri: &str) -> bool {
+        self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).contains(uri)
+    }
+
     /// The client sent `notifications/initialized`: the server may now send it notifications of its own.
     pub fn is_initialized(&self) -> bool {
         self.initialized.load(Ordering::Relaxed)

@@ -1,5 +1,6 @@
 //! `subscriptions/listen` (modern): a long-lived request whose stream carries the notifications the client
-//! asked for — acknowledged first, every one tagged with the subscription id (the listen request's id).
+//! asked for (list changes, updates of named resources) — acknowledged first, every one tagged with the
+//! subscription id (the listen request's id).
 //!
 //! It ends when the client goes away (closing the HTTP stream, or `notifications/cancelled` on stdio: no
 //! response is due then) or when the server shuts down (a final `complete` result).
@@ -8,7 +9,7 @@ use crate::protocol::{
     ErrorObject, META_SUBSCRIPTION_ID, NOTIFY_SUBSCRIPTIONS_ACKNOWLEDGED, RequestId, notification_json,
 };
 use crate::server::dispatch::{Outcome, Reply, parse_params};
-use crate::server::{ListChanged, Server};
+use crate::server::{Change, ListChanged, Server};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use serde_json::value::RawValue;
@@ -31,30 +32,51 @@ struct Notifications {
     prompts_list_changed: bool,
     #[serde(default, skip_serializing_if = "is_false")]
     resources_list_changed: bool,
-    // `resourceSubscriptions` is never honoured (so omitted from the acknowledgement): this server sends no
-    // resource updates yet.
+    /// Resources whose updates the client wants.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    resource_subscriptions: Option<Vec<String>>,
 }
+
+/// Resource URIs one subscription may watch.
+const MAX_RESOURCE_SUBSCRIPTIONS: usize = 1024;
 
 fn is_false(b: &bool) -> bool {
     !*b
 }
 
 impl Notifications {
-    /// What this server can deliver of what was asked.
+    /// What this server can deliver of what was asked: the lists it serves, and the resource URIs it
+    /// serves (at most [`MAX_RESOURCE_SUBSCRIPTIONS`], duplicates dropped).
     fn honoured(&self, server: &Server) -> Self {
         let caps = &server.inner.capabilities;
+        let resources = self.resource_subscriptions.as_ref().map(|uris| {
+            let mut served: Vec<String> = Vec::new();
+            for uri in uris {
+                if served.len() < MAX_RESOURCE_SUBSCRIPTIONS
+                    && !served.contains(uri)
+                    && server.inner.registry.resolve(uri).is_some()
+                {
+                    served.push(uri.clone());
+                }
+            }
+            served
+        });
         Self {
             tools_list_changed: self.tools_list_changed && caps.tools.is_some(),
             prompts_list_changed: self.prompts_list_changed && caps.prompts.is_some(),
             resources_list_changed: self.resources_list_changed && caps.resources.is_some(),
+            resource_subscriptions: resources.filter(|r| !r.is_empty()),
         }
     }
 
-    fn wants(&self, list: ListChanged) -> bool {
-        match list {
-            ListChanged::Tools => self.tools_list_changed,
-            ListChanged::Prompts => self.prompts_list_changed,
-            ListChanged::Resources => self.resources_list_changed,
+    fn wants(&self, change: &Change) -> bool {
+        match change {
+            Change::List(ListChanged::Tools) => self.tools_list_changed,
+            Change::List(ListChanged::Prompts) => self.prompts_list_changed,
+            Change::List(ListChanged::Resources) => self.resources_list_changed,
+            Change::Resource(uri) => {
+                self.resource_subscriptions.as_ref().is_some_and(|r| r.iter().any(|u| **u == **uri))
+            }
         }
     }
 }
@@ -89,9 +111,11 @@ pub(crate) async fn listen(
             () = cancel.cancelled() => return Outcome::Error(crate::Error::msg("the client left the subscription")),
             () = closing.cancelled() => break,
             changed = changes.next() => {
-                let Some(lists) = changed else { break };
-                for list in lists.into_iter().filter(|l| honoured.wants(*l)) {
-                    if send(stream, list.method(), &json!({ "_meta": tag })).await.is_err() {
+                let Some(changes) = changed else { break };
+                for change in changes.iter().filter(|c| honoured.wants(c)) {
+                    let (method, mut params) = change.notification();
+                    params.insert("_meta".into(), tag.clone());
+                    if send(stream, method, &params.into()).await.is_err() {
                         return Outcome::Error(crate::Error::msg("the client closed the stream"));
                     }
                 }

@@ -14,7 +14,7 @@ use crate::protocol::{
     CancelledParams, ClientCapabilities, ElicitMode, ErrorObject, Inbound, InputRequest, InputRequests, JsonObject,
     MODERN_CLAIM_KEYS, Notification, ProgressToken, Request, RequestId, codes, error_json,
 };
-use crate::server::Server;
+use crate::server::{Change, Server};
 use serde::Deserialize;
 use serde_json::json;
 use serde_json::value::RawValue;
@@ -132,26 +132,31 @@ impl Connection {
         self.session.protocol_version()
     }
 
-    /// Sends the session's client `notifications/*/list_changed` as lists change, once it has initialized
-    /// (modern clients hear of changes on `subscriptions/listen` instead). Ends with the connection.
-    pub fn forward_list_changes(self: &Arc<Self>) {
+    /// Tells the session's client of changes once it has initialized: every list change, and updates of
+    /// the resources it subscribed to (modern clients hear of changes on `subscriptions/listen` instead).
+    /// Ends with the connection.
+    pub fn forward_changes(self: &Arc<Self>) {
         let Some(notify) = self.notify.clone() else { return };
         let mut changes = self.server.inner.changes.subscribe();
         let conn = Arc::downgrade(self);
         let closed = self.closed.clone();
         tokio::spawn(async move {
-            while let Some(lists) = tokio::select! {
+            while let Some(changes) = tokio::select! {
                 () = closed.cancelled() => None,
-                lists = changes.next() => lists,
+                changes = changes.next() => changes,
             } {
                 let Some(conn) = conn.upgrade() else { return };
                 if !conn.session.is_initialized() {
                     continue;
                 }
-                for list in lists {
-                    let Ok(line) = crate::protocol::notification_json(list.method(), serde_json::json!({})) else {
+                for change in changes {
+                    if let Change::Resource(uri) = &change
+                        && !conn.session.subscribed(uri)
+                    {
                         continue;
-                    };
+                    }
+                    let (method, params) = change.notification();
+                    let Ok(line) = crate::protocol::notification_json(method, params) else { continue };
                     if notify.send(line).await.is_err() {
                         return;
                     }

@@ -175,12 +175,9 @@ fn input_required(server: &Server, ctx: &Context, suspended: Suspended) -> Outco
 /// `server/discover`: what the server supports. Answered in either era, so probing clients find us.
 pub(crate) fn discover(server: &Server) -> Outcome {
     let inner = &server.inner;
-    let mut capabilities = inner.capabilities.clone();
-    // On the modern protocol `resources.subscribe` means resource subscriptions on `subscriptions/listen`,
-    // which this server does not offer yet; legacy sessions subscribe with `resources/subscribe`.
-    if let Some(resources) = &mut capabilities.resources {
-        resources.subscribe = None;
-    }
+    // `resources.subscribe` means `resourceSubscriptions` on `subscriptions/listen` here, and
+    // `resources/subscribe` on legacy sessions: both are served.
+    let capabilities = inner.capabilities.clone();
     let result = DiscoverResult {
         supported_versions: ProtocolVersion::MODERN.iter().map(|v| v.as_str().to_owned()).collect(),
         capabilities,

@@ -14,6 +14,7 @@ use crate::protocol::{
 };
 use crate::state::{RequestStateConfig, StateCodec};
 pub use crate::transport::http::HttpOptions;
+pub(crate) use changes::Change;
 pub use changes::ListChanged;
 use registry::{Registration, Registry};
 use std::sync::{Arc, OnceLock};
@@ -431,7 +432,17 @@ impl Server {
     ///
     /// [`Context::notify_list_changed`]: crate::Context::notify_list_changed
     pub fn notify_list_changed(&self, list: ListChanged) {
-        self.inner.changes.publish(list);
+        self.inner.changes.publish(changes::Change::List(list));
+    }
+
+    /// Tells clients the contents of the resource at `uri` changed, so they should read it again: legacy
+    /// sessions that subscribed to it (`resources/subscribe`), modern clients on the `subscriptions/listen`
+    /// streams that named it in `resourceSubscriptions`. Handlers can use
+    /// [`Context::notify_resource_updated`].
+    ///
+    /// [`Context::notify_resource_updated`]: crate::Context::notify_resource_updated
+    pub fn notify_resource_updated(&self, uri: impl Into<String>) {
+        self.inner.changes.publish(changes::Change::Resource(uri.into().into()));
     }
 
     /// The request-state codec, made on first use when no keys were configured.

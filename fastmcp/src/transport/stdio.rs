@@ -24,7 +24,7 @@ where
     let (tx, rx) = mpsc::channel::<String>(OUTBOUND_QUEUE);
     let writer = tokio::spawn(write_lines(rx, writer));
     let conn = Arc::new(Connection::new(server, tx.clone(), true));
-    conn.forward_list_changes();
+    conn.forward_changes();
     let mut lines = LineReader::new(reader, options.max_message_bytes);
     let mut running = JoinSet::new();
 

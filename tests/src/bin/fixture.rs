@@ -183,6 +183,19 @@ async fn protocol_version(ctx: Context) -> String {
     ctx.protocol_version().to_string()
 }
 
+/// A note: a resource whose updates clients can subscribe to.
+#[resource("fixture://notes/{name}", mime_type = "text/plain")]
+async fn note(name: String) -> String {
+    format!("note {name}")
+}
+
+/// Announces that the resource at `uri` changed.
+#[tool]
+async fn touch(ctx: Context, uri: String) -> String {
+    ctx.notify_resource_updated(uri.clone());
+    format!("touched {uri}")
+}
+
 /// A resource whose reader panics.
 #[resource("fixture://panics")]
 async fn panics() -> String {
@@ -253,6 +266,8 @@ async fn main() -> fastmcp::Result<()> {
         .tool(staged)
         .tool(limited_task)
         .resource(panics)
+        .resource(note)
+        .tool(touch)
         .max_message_bytes(env("FIXTURE_MAX_MESSAGE_BYTES").map_or(4 << 20, |v| v as usize))
         .page_size(env("FIXTURE_PAGE_SIZE").map_or(100, |v| v as usize))
         .shutdown_grace(Duration::from_secs(5));

@@ -307,7 +307,7 @@ impl Endpoint {
             let Some(id) = sessions.insert(conn.clone(), log, options.max_sessions) else {
                 return sessions_full(&request_id, options.max_sessions);
             };
-            conn.forward_list_changes();
+            conn.forward_changes();
             let mut response = json(StatusCode::OK, line);
             if let Ok(value) = HeaderValue::from_str(&id) {
                 response.headers_mut().insert(headers::SESSION, value);
