@@ -58,7 +58,8 @@ struct Mirrored {
     uri: Option<String>,
     #[serde(rename = "taskId")]
     task_id: Option<String>,
-    arguments: Option<Value>,
+    /// Parsed only for a tool that mirrors arguments into headers.
+    arguments: Option<Box<serde_json::value::RawValue>>,
 }
 
 /// A modern request's headers against its body: `MCP-Protocol-Version` equals the `_meta` version,
@@ -107,8 +108,9 @@ pub(crate) fn check_modern(
     }
     if req.method == "tools/call"
         && let Some(tool) = body.as_deref().and_then(|name| server.inner.registry.tools.get(name))
+        && !tool.param_headers.is_empty()
     {
-        let arguments = arguments.unwrap_or(Value::Null);
+        let arguments = arguments.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or(Value::Null);
         for param in &tool.param_headers {
             check_param(headers, param, &arguments)?;
         }
