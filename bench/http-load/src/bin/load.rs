@@ -6,7 +6,8 @@
 //!          [--warmup SECS] [--duration SECS] [--threads N] [--quickack] [key=value ...]
 //! load ports N            N free loopback ports, one a line
 //! load wait ADDR          waits (up to 10 s) until ADDR accepts connections
-//! load summarize FILE     the markdown table of the `run` and RSS lines in FILE
+//! load summarize FILE [key=value ...]
+//!                         the markdown table of the `run` and RSS lines in FILE that have these fields
 //! ```
 //!
 //! `--quickack` has the client acknowledge every segment at once (TCP_QUICKACK after each read) instead of
@@ -69,7 +70,7 @@ fn main() {
         Some("run") => run(parse_run(&args[1..])),
         Some("ports") => ports(args.get(1).and_then(|n| n.parse().ok()).unwrap_or(1)),
         Some("wait") => wait(args.get(1).and_then(|a| a.parse().ok()).unwrap_or_else(|| usage("wait ADDR"))),
-        Some("summarize") => summarize(args.get(1).unwrap_or_else(|| usage("summarize FILE"))),
+        Some("summarize") => summarize(args.get(1).unwrap_or_else(|| usage("summarize FILE")), &args[2..]),
         _ => usage("a command: run, ports, wait or summarize"),
     }
 }
@@ -473,8 +474,9 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// The table: per (mode, scenario, C), each server's medians over its rounds, its peak RSS, and the
 /// fastmcp/rmcp ratios. Run lines carry `mode scenario conns impl server rps p50_us p90_us p99_us errors`;
 /// RSS lines carry `kind=rss mode scenario conns impl server vmhwm_kb`.
-fn summarize(path: &str) {
+fn summarize(path: &str, filters: &[String]) {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {path}: {e}"));
+    let filters: Vec<(&str, &str)> = filters.iter().filter_map(|f| f.split_once('=')).collect();
     type Key = (String, String, u64);
     let mut runs: BTreeMap<(Key, String), Vec<BTreeMap<&str, &str>>> = BTreeMap::new();
     let mut rss: BTreeMap<(Key, String), f64> = BTreeMap::new();
@@ -482,6 +484,9 @@ fn summarize(path: &str) {
     let mut order: Vec<Key> = Vec::new();
     for line in text.lines() {
         let f = fields(line);
+        if !filters.iter().all(|(k, v)| f.get(k) == Some(v)) {
+            continue;
+        }
         let (Some(mode), Some(scenario), Some(conns), Some(imp)) =
             (f.get("mode"), f.get("scenario"), f.get("conns").and_then(|c| c.parse().ok()), f.get("impl"))
         else {
@@ -501,8 +506,10 @@ fn summarize(path: &str) {
             runs.entry(slot).or_default().push(f);
         }
     }
-    println!("| scenario | mode | C | server | req/s | p50 µs | p90 µs | p99 µs | errors | peak RSS MiB |");
-    println!("|---|---|---:|---|---:|---:|---:|---:|---:|---:|");
+    println!(
+        "| scenario | mode | C | server | req/s | req/s range | p50 µs | p90 µs | p99 µs | errors | peak RSS MiB |"
+    );
+    println!("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|");
     for key in &order {
         let mut stats: BTreeMap<&str, [f64; 6]> = BTreeMap::new();
         for imp in ["fastmcp", "rmcp"] {
@@ -510,26 +517,34 @@ fn summarize(path: &str) {
             let Some(rounds) = runs.get(&slot) else { continue };
             let col = |name: &str| median(rounds.iter().filter_map(|f| f.get(name)?.parse().ok()).collect());
             let errors: f64 = rounds.iter().filter_map(|f| f.get("errors")?.parse::<f64>().ok()).sum();
+            let rps: Vec<f64> = rounds.iter().filter_map(|f| f.get("rps")?.parse().ok()).collect();
+            let (lo, hi) = rps.iter().fold((f64::INFINITY, 0.0_f64), |(lo, hi), r| (lo.min(*r), hi.max(*r)));
             let mib = rss.get(&slot).map_or(f64::NAN, |kb| kb / 1024.0);
             let s = [col("rps"), col("p50_us"), col("p90_us"), col("p99_us"), errors, mib];
             println!(
-                "| {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.1} |",
+                "| {} | {} | {} | {} | {:.0} | {lo:.0}–{hi:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.1} |",
                 key.1, key.0, key.2, names[&slot], s[0], s[1], s[2], s[3], s[4], s[5]
             );
             stats.insert(imp, s);
         }
         if let (Some(f), Some(r)) = (stats.get("fastmcp"), stats.get("rmcp")) {
             println!(
-                "| {} | {} | {} | **ratio fastmcp/rmcp** | **{:.2}×** | {:.2}× | {:.2}× | {:.2}× | | {:.2}× |",
+                "| {} | {} | {} | **ratio fastmcp/rmcp** | **{}** | | {} | {} | {} | | {} |",
                 key.1,
                 key.0,
                 key.2,
-                f[0] / r[0],
-                f[1] / r[1],
-                f[2] / r[2],
-                f[3] / r[3],
-                f[5] / r[5]
+                ratio(f[0], r[0]),
+                ratio(f[1], r[1]),
+                ratio(f[2], r[2]),
+                ratio(f[3], r[3]),
+                ratio(f[5], r[5])
             );
         }
     }
+}
+
+/// `a / b` with two significant decimals, more when it is small.
+fn ratio(a: f64, b: f64) -> String {
+    let r = a / b;
+    if r < 0.1 { format!("{r:.4}×") } else { format!("{r:.2}×") }
 }
