@@ -87,6 +87,11 @@ pub(crate) async fn serve(server: Server, options: HttpOptions) -> std::io::Resu
                         continue;
                     }
                 };
+                // SSE answers go out in several writes; with Nagle's algorithm each later one waits for the
+                // client's delayed ACK (~40 ms a response).
+                if let Err(e) = stream.set_nodelay(true) {
+                    tracing::debug!("TCP_NODELAY not set: {e}");
+                }
                 let endpoint = endpoint.clone();
                 let service = hyper::service::service_fn(move |req| {
                     let endpoint = endpoint.clone();
