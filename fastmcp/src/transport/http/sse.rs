@@ -369,20 +369,30 @@ impl hyper::body::Body for Replay {
                 // Replaced by a newer reader, or disconnected on purpose.
                 return Poll::Ready(None);
             }
+            // Everything ready goes out in one frame: one write, not one per event.
             let read = stream.read;
-            match stream.events.iter().find(|(seq, _)| read.is_none_or(|r| *seq > r)) {
-                Some((seq, frame)) => {
-                    let (seq, frame) = (*seq, frame.clone());
-                    stream.read = Some(seq);
-                    if let Some(waker) = stream.producer_waker.take() {
-                        waker.wake();
-                    }
-                    Some(frame)
-                }
+            let ready: Vec<&(u64, Bytes)> =
+                stream.events.iter().filter(|(seq, _)| read.is_none_or(|r| *seq > r)).collect();
+            match ready.last() {
                 None if stream.ended => return Poll::Ready(None),
                 None => {
                     stream.reader_waker = Some(cx.waker().clone());
                     None
+                }
+                Some((last, _)) => {
+                    let frame = match ready.as_slice() {
+                        [(_, only)] => only.clone(),
+                        all => {
+                            let mut joined = bytes::BytesMut::with_capacity(all.iter().map(|(_, b)| b.len()).sum());
+                            all.iter().for_each(|(_, event)| joined.extend_from_slice(event));
+                            joined.freeze()
+                        }
+                    };
+                    stream.read = Some(*last);
+                    if let Some(waker) = stream.producer_waker.take() {
+                        waker.wake();
+                    }
+                    Some(frame)
                 }
             }
         };
@@ -390,6 +400,22 @@ impl hyper::body::Body for Replay {
             Some(frame) => Poll::Ready(Some(Ok(Frame::data(frame)))),
             None => poll_keep_alive(&mut self.keep_alive, cx).map(|b| Some(Ok(Frame::data(b)))),
         }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.finished()
+    }
+}
+
+impl Replay {
+    /// The stream is over for this reader: the producer is done and everything was taken (so hyper can end
+    /// the response with the last frame's write).
+    fn finished(&self) -> bool {
+        let streams = self.log.streams();
+        streams.streams.get(&self.stream).is_none_or(|s| {
+            s.reader != Some(self.generation)
+                || (s.ended && s.events.back().is_none_or(|(last, _)| s.read.is_some_and(|r| r >= *last)))
+        })
     }
 }
 
