@@ -333,16 +333,11 @@ impl Endpoint {
         // Handlers may log, report progress or (through the shim) ask the client: their response is a
         // resumable SSE stream carrying those messages, then the result. A disconnect is not a cancellation.
         if matches!(req.method.as_str(), "tools/call" | "prompts/get" | "resources/read") {
-            let priming = self.priming(&conn);
-            let (tx, response, close) = log.open(priming, None);
-            // Without a priming event the client has no id to resume from: the stream must not be closed early.
-            let close = priming.map(|_| close);
-            tokio::spawn(async move {
+            return log.open(self.priming(&conn), move |tx, close| async move {
                 if let Some(line) = conn.request_on(req, tx.clone(), close).await {
                     let _ = tx.send(line).await;
                 }
             });
-            return response;
         }
         match conn.request(req).await {
             Some(line) => json(StatusCode::OK, line),

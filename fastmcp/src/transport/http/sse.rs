@@ -203,15 +203,16 @@ impl EventLog {
         self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// A new stream for one request's response: returns the sender its messages go to, the response, and a
-    /// handle that closes the response early (the request goes on; the client resumes with `GET`). With
-    /// `retry`, the stream starts with a priming event (an id, empty data) telling the client how soon to
-    /// reconnect.
-    pub fn open(
-        self: &Arc<Self>,
-        retry: Option<Duration>,
-        keep_alive: Option<Duration>,
-    ) -> (mpsc::Sender<String>, Response, CloseStream) {
+    /// A new stream for one request's response, whose messages `produce` sends (each a JSON-RPC message);
+    /// the producer and the log's intake run as one task. With `retry`, the stream starts with a priming
+    /// event (an id, empty data) telling the client how soon to reconnect, and `produce` gets a handle that
+    /// closes the response early (the request goes on; the client resumes with `GET`). Without one the
+    /// client would have no id to resume from, so there is no such handle.
+    pub fn open<F, Fut>(self: &Arc<Self>, retry: Option<Duration>, produce: F) -> Response
+    where
+        F: FnOnce(mpsc::Sender<String>, Option<CloseStream>) -> Fut,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
         let id = {
             let mut streams = self.streams();
             let id = streams.next;
@@ -224,9 +225,7 @@ impl EventLog {
             self.evict(&mut streams);
             id
         };
-        let body = self.reader(id, None, keep_alive).unwrap_or_else(|_| unreachable!("the stream was just made"));
-        let (tx, rx) = mpsc::channel(QUEUE);
-        tokio::spawn(pump(self.clone(), id, rx));
+        let body = self.reader(id, None, None).unwrap_or_else(|_| unreachable!("the stream was just made"));
         let log = Arc::downgrade(self);
         let close: CloseStream = Arc::new(move || {
             if let Some(log) = log.upgrade()
@@ -235,7 +234,13 @@ impl EventLog {
                 stream.detach();
             }
         });
-        (tx, response(body.boxed()), close)
+        let (tx, rx) = mpsc::channel(QUEUE);
+        let produce = produce(tx, retry.map(|_| close));
+        let intake = pump(self.clone(), id, rx);
+        tokio::spawn(async move {
+            futures_util::future::join(produce, intake).await;
+        });
+        response(body.boxed())
     }
 
     /// The session's standalone stream: where messages unrelated to any request go. Opening it with `GET`
