@@ -128,6 +128,9 @@ fn generate(item: &ItemEnum, variants: &[Variant]) -> TokenStream {
                     #private::form::select_from_value::<Self>(value)
                 }
             }
+
+            #[automatically_derived]
+            impl #private::form::SelectField for #ident {}
         };
     }
 }

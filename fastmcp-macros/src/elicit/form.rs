@@ -329,6 +329,7 @@ fn generate(item: &ItemStruct, options: &Options, fields: &[Field]) -> TokenStre
             (o.maximum.as_ref().map(Given::span), "require_number"),
             (o.min_items.as_ref().map(Given::span), "require_multi_select"),
             (o.max_items.as_ref().map(Given::span), "require_multi_select"),
+            (o.enum_names.as_ref().map(Given::span), "require_select"),
         ];
         if field.kind.shape == Shape::Other {
             for (span, marker) in marker {

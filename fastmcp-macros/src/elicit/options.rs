@@ -230,6 +230,7 @@ impl Options {
             ("maximum", self.maximum.as_ref().map(|g| &g.key)),
             ("min_items", self.min_items.as_ref().map(|g| &g.key)),
             ("max_items", self.max_items.as_ref().map(|g| &g.key)),
+            ("enum_names", self.enum_names.as_ref().map(|g| &g.key)),
         ];
         keys.into_iter().filter_map(|(name, key)| Some((name, key?))).collect()
     }

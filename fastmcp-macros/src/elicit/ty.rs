@@ -30,7 +30,9 @@ impl Shape {
             Shape::Int(..) | Shape::Float => &["minimum", "maximum"],
             Shape::Multi => &["min_items", "max_items"],
             Shape::Bool => &[],
-            Shape::Other => &["min_length", "max_length", "format", "minimum", "maximum", "min_items", "max_items"],
+            Shape::Other => {
+                &["min_length", "max_length", "format", "minimum", "maximum", "min_items", "max_items", "enum_names"]
+            }
         }
     }
 
@@ -39,6 +41,7 @@ impl Shape {
         match option {
             "min_length" | "max_length" | "format" => "`String` fields",
             "minimum" | "maximum" => "integer and float fields",
+            "enum_names" => "single-select fields (an `#[elicit]` enum)",
             _ => "multi-select fields (`Vec` of an `#[elicit]` enum)",
         }
     }

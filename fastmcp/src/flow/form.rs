@@ -248,6 +248,13 @@ pub trait NumberField: FormField {}
 )]
 pub trait MultiSelectField: FormField {}
 
+/// Fields that take `enum_names`: single selects.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a single-select field, so it takes no `enum_names`",
+    label = "`enum_names` applies to fields whose type is an `#[elicit]` enum"
+)]
+pub trait SelectField: FormField {}
+
 /// `#[elicit]` names these where it can't tell a field's kind from its type: an option of the wrong kind
 /// is then an error on the option, with the marker trait's message.
 #[doc(hidden)]
@@ -256,6 +263,8 @@ pub fn require_text<T: TextField>() {}
 pub fn require_number<T: NumberField>() {}
 #[doc(hidden)]
 pub fn require_multi_select<T: MultiSelectField>() {}
+#[doc(hidden)]
+pub fn require_select<T: SelectField>() {}
 
 // ---- strings and booleans ------------------------------------------------------------------------------
 
@@ -508,6 +517,7 @@ impl<T: FormField> FormField for Option<T> {
 impl<T: TextField> TextField for Option<T> {}
 impl<T: NumberField> NumberField for Option<T> {}
 impl<T: MultiSelectField> MultiSelectField for Option<T> {}
+impl<T: SelectField> SelectField for Option<T> {}
 
 // ---- selects -------------------------------------------------------------------------------------------
 
