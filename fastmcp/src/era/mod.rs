@@ -12,7 +12,7 @@ pub(crate) mod shim;
 
 use crate::protocol::{
     CancelledParams, ClientCapabilities, ElicitMode, ErrorObject, Inbound, InputRequest, InputRequests, JsonObject,
-    MODERN_CLAIM_KEYS, Notification, ProgressToken, Request, RequestId, codes, error_json,
+    MODERN_CLAIM_KEYS, Notification, ProgressToken, Request, RequestId, error_json,
 };
 use crate::server::{Change, Server};
 use serde::Deserialize;
@@ -326,9 +326,7 @@ pub(crate) fn uncovered_request(
             "Cannot request input '{key}' ({}): {whose} client capabilities do not declare the required capability",
             request.method()
         );
-        let error = ErrorObject::new(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
-            .with_data(json!({ "requiredCapabilities": required }));
-        Some(crate::Error::rpc(error))
+        Some(crate::Error::rpc(ErrorObject::missing_capability(message, required)))
     })
 }
 

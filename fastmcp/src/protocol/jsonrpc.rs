@@ -87,6 +87,13 @@ impl ErrorObject {
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(codes::INTERNAL_ERROR, message)
     }
+
+    /// `-32021`: serving the request needs a capability the client did not declare; `required` has the shape
+    /// of client capabilities (`{"sampling": {}}`).
+    pub fn missing_capability(message: impl Into<String>, required: Value) -> Self {
+        Self::new(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
+            .with_data(serde_json::json!({ "requiredCapabilities": required }))
+    }
 }
 
 /// One inbound message, classified. Params and results stay raw so each method deserializes straight into

@@ -26,7 +26,7 @@ use crate::context::Context;
 use crate::error::Error;
 use crate::protocol::{
     CallToolResult, Era, ErrorObject, METHOD_TASKS_CANCEL, METHOD_TASKS_GET, METHOD_TASKS_UPDATE, TASKS_EXTENSION,
-    TaskParams, UpdateTaskParams, codes,
+    TaskParams, UpdateTaskParams,
 };
 use crate::server::Server;
 use crate::server::dispatch::{Outcome, Reply, TaskStart, parse_params};
@@ -52,10 +52,7 @@ pub(crate) fn negotiated(ctx: &Context) -> bool {
 
 /// `-32021`, naming the extension the client must declare.
 pub(crate) fn missing_extension(message: impl Into<String>) -> Error {
-    Error::rpc(
-        ErrorObject::new(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
-            .with_data(json!({ "requiredCapabilities": { "extensions": { TASKS_EXTENSION: {} } } })),
-    )
+    Error::rpc(ErrorObject::missing_capability(message, json!({ "extensions": { TASKS_EXTENSION: {} } })))
 }
 
 /// The methods of the extension this module serves (modern era only).
