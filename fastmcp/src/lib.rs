@@ -28,6 +28,7 @@ pub mod era;
 pub mod error;
 pub mod flow;
 pub mod handler;
+mod ids;
 mod macro_support;
 pub mod protocol;
 pub mod schema;

@@ -111,13 +111,11 @@ pub(crate) fn legacy_shape(mut request: InputRequest, version: ProtocolVersion) 
 }
 
 fn random_id() -> String {
-    let mut bytes = [0u8; 16];
-    if getrandom::fill(&mut bytes).is_err() {
+    crate::ids::random().unwrap_or_else(|_| {
         // Uniqueness within the session is what matters; the clock is a fallback, never a secret.
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-        bytes = nanos.as_nanos().to_le_bytes();
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+        crate::ids::hex(&nanos.as_nanos().to_le_bytes())
+    })
 }
 
 /// A shim failure as each family surfaces it: a tool's is an `isError` result the model can read; a

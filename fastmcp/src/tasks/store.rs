@@ -239,7 +239,5 @@ fn now() -> String {
 /// 128 random bits, hex: a task id is all a client needs to read or steer the task, so it must not be
 /// guessable. Without the OS's randomness no task is made.
 fn task_id() -> Result<String, Error> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| Error::internal(format!("no randomness for a task id: {e}")))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    crate::ids::random().map_err(|e| Error::internal(format!("no randomness for a task id: {e}")))
 }

@@ -74,13 +74,13 @@ impl Sessions {
 
 /// 128 random bits as 32 hex characters (visible ASCII, as the spec requires).
 fn new_session_id() -> String {
-    let mut bytes = [0u8; 16];
-    if getrandom::fill(&mut bytes).is_err() {
+    crate::ids::random().unwrap_or_else(|_| {
         // Without the OS's randomness a session id would be guessable; a process-unique fallback at least
         // keeps sessions apart, and the failure is logged.
         tracing::error!("the OS random source failed; session ids are not unpredictable");
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let mut bytes = [0u8; 16];
         bytes[..8].copy_from_slice(&NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed).to_le_bytes());
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+        crate::ids::hex(&bytes)
+    })
 }
