@@ -168,9 +168,15 @@ impl Stream {
         }
     }
 
-    /// Events an attached reader has not taken yet.
+    /// Where the reader's next event is in `events`: the seqs kept are contiguous, so it is arithmetic.
+    fn first_unread(&self) -> usize {
+        let (Some(read), Some((front, _))) = (self.read, self.events.front()) else { return 0 };
+        usize::try_from((read + 1).saturating_sub(*front)).map_or(self.events.len(), |i| i.min(self.events.len()))
+    }
+
+    /// Events the reader has not taken yet.
     fn unread(&self) -> usize {
-        self.events.iter().filter(|(s, _)| self.read.is_none_or(|r| *s > r)).count()
+        self.events.len() - self.first_unread()
     }
 
     fn attach(&mut self) -> u64 {
@@ -375,9 +381,7 @@ impl hyper::body::Body for Replay {
                 return Poll::Ready(None);
             }
             // Everything ready goes out in one frame: one write, not one per event.
-            let read = stream.read;
-            let ready: Vec<&(u64, Bytes)> =
-                stream.events.iter().filter(|(seq, _)| read.is_none_or(|r| *seq > r)).collect();
+            let ready: Vec<&(u64, Bytes)> = stream.events.range(stream.first_unread()..).collect();
             match ready.last() {
                 None if stream.ended => return Poll::Ready(None),
                 None => {
@@ -417,10 +421,10 @@ impl Replay {
     /// the response with the last frame's write).
     fn finished(&self) -> bool {
         let streams = self.log.streams();
-        streams.streams.get(&self.stream).is_none_or(|s| {
-            s.reader != Some(self.generation)
-                || (s.ended && s.events.back().is_none_or(|(last, _)| s.read.is_some_and(|r| r >= *last)))
-        })
+        streams
+            .streams
+            .get(&self.stream)
+            .is_none_or(|s| s.reader != Some(self.generation) || (s.ended && s.unread() == 0))
     }
 }
 
