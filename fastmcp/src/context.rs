@@ -5,11 +5,10 @@
 //! A handler takes it as a parameter (`ctx: Context`) or reaches it ambiently with [`Context::current`]. It
 //! is never part of the input schema and is supplied fresh on every round.
 
-use crate::era::outbound::Outbound;
 use crate::error::{Error, Result};
 use crate::flow::{Ask, ElicitAsk, ElicitForm, Elicitation, ListRoots, Sample, Sampled};
 use crate::protocol::{
-    ClientCapabilities, Era, Implementation, InputRequest, InputRequests, InputResponses, LoggingLevel,
+    ClientCapabilities, Era, Implementation, InputRequests, InputResponses, ListChanged, LoggingLevel,
     LoggingMessageParams, NOTIFY_MESSAGE, NOTIFY_PROGRESS, ProgressParams, ProgressToken, ProtocolVersion, RequestId,
     Root, notification_json,
 };
@@ -17,8 +16,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 tokio::task_local! {
@@ -52,37 +52,42 @@ pub struct Auth {
     pub scopes: Vec<String>,
 }
 
+/// A future the traits below return, boxed so they stay object safe.
+pub(crate) type Reply<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// How a request's context reaches its own client. The era adapters implement it: a legacy session pushes
+/// requests on the session (the same concurrent path the shim takes for `.ask()`), a modern request only
+/// streams notifications on its response.
+pub(crate) trait ClientLink: Send + Sync {
+    /// Sends a notification tied to this request (progress, a log message), already JSON text.
+    fn notify(&self, message: String) -> Reply<'_, ()>;
+    /// Sends these input requests to the client as server-to-client requests, all at once, and waits for
+    /// every answer. Fails with a message that says why where the request cannot reach its client.
+    fn ask(&self, requests: InputRequests) -> Reply<'_, Result<InputResponses>>;
+    /// Ends the response stream the request answers on, leaving the request running (resumable streams
+    /// only); false where there is no such stream.
+    fn close_stream(&self) -> bool {
+        false
+    }
+}
+
+/// What a handler may announce to every client that can hear it. The server implements it.
+pub(crate) trait Announce: Send + Sync {
+    fn list_changed(&self, list: ListChanged);
+    fn resource_updated(&self, uri: String);
+}
+
 struct Inner {
     scope: Scope,
     auth: Option<Auth>,
     cancel: CancellationToken,
-    /// Where request-scoped notifications go (progress, logs); `None` where nothing can be sent.
-    notify: Option<mpsc::Sender<String>>,
     /// Logs at or above this level are sent; `None` sends none.
     log_level: Option<LoggingLevel>,
     progress_token: Option<ProgressToken>,
     last_progress: Mutex<Option<f64>>,
-    session: Option<Arc<SessionState>>,
-    push: Option<Push>,
-    server: Option<crate::server::Server>,
-    close_stream: Option<CloseStream>,
-}
-
-/// What a legacy session lets a handler push to the client.
-#[derive(Clone)]
-pub(crate) struct Push {
-    pub outbound: Arc<Outbound>,
-    pub timeout: std::time::Duration,
-}
-
-impl Push {
-    /// Sends one input request, shaped for the session's revision (as the shim sends them).
-    async fn send(&self, request: InputRequest, version: ProtocolVersion) -> Result<Value> {
-        let request = crate::era::shim::legacy_shape(request, version);
-        let raw = self.outbound.ask(&request, self.timeout).await;
-        let raw = raw.map_err(|e| Error::msg(format!("{}: {e}", request.method())))?;
-        Ok(serde_json::from_str(raw.get())?)
-    }
+    session: Session,
+    client: Option<Arc<dyn ClientLink>>,
+    announce: Option<Arc<dyn Announce>>,
 }
 
 /// State kept per legacy connection: values handlers store, and what to run when the session ends.
@@ -106,30 +111,33 @@ impl SessionState {
     }
 }
 
+/// The session a request belongs to, or why it has none (the message a handler's error carries).
+#[derive(Clone)]
+pub(crate) enum Session {
+    Open(Arc<SessionState>),
+    None(&'static str),
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Session::None("this context has no session (it was made outside a server, with `Context::new`)")
+    }
+}
+
 /// What an era adapter adds to a [`Scope`] beyond the bare facts.
 #[derive(Default)]
 pub(crate) struct Extras {
     pub cancel: Option<CancellationToken>,
-    pub notify: Option<mpsc::Sender<String>>,
     pub log_level: Option<LoggingLevel>,
     pub progress_token: Option<ProgressToken>,
-    pub session: Option<Arc<SessionState>>,
-    pub push: Option<Push>,
+    pub session: Session,
+    pub client: Option<Arc<dyn ClientLink>>,
+    pub announce: Option<Arc<dyn Announce>>,
     pub auth: Option<Auth>,
-    /// The server, for what a handler may announce to every client (list changes).
-    pub server: Option<crate::server::Server>,
-    pub close_stream: Option<CloseStream>,
 }
 
-/// Closes the HTTP response stream a request answers on, without ending the request.
-pub(crate) type CloseStream = Arc<dyn Fn() + Send + Sync>;
-
-const NO_SESSION: &str = "there is no session on this request: the modern protocol (2026-07-28) is stateless. Keep \
-     state across rounds in locals that live across `.ask()` (they travel in the request state), or mint your own \
-     handles and pass them as tool arguments";
-
-const NO_HTTP_SESSION: &str = "there is no session on this request: the server serves legacy HTTP without \
-     sessions. Serve HTTP with sessions, or keep state across rounds in locals that live across `.ask()`";
+const NO_CLIENT: &str = "this context has no client to send requests to (it was made outside a server, with \
+     `Context::new`)";
 
 impl Context {
     /// A context for this scope alone: no notifications, no session (public for testing handlers).
@@ -143,35 +151,29 @@ impl Context {
                 scope,
                 auth: extras.auth,
                 cancel: extras.cancel.unwrap_or_default(),
-                notify: extras.notify,
                 log_level: extras.log_level,
                 progress_token: extras.progress_token,
                 last_progress: Mutex::new(None),
                 session: extras.session,
-                push: extras.push,
-                server: extras.server,
-                close_stream: extras.close_stream,
+                client: extras.client,
+                announce: extras.announce,
             }),
         }
     }
 
-    /// Tells every client that can hear it that a list changed (see [`Server::notify_list_changed`]). Does
+    /// Tells every client that can hear it that a list changed (see `Server::notify_list_changed`). Does
     /// nothing on a context made with [`Context::new`].
-    ///
-    /// [`Server::notify_list_changed`]: crate::server::Server::notify_list_changed
-    pub fn notify_list_changed(&self, list: crate::server::ListChanged) {
-        if let Some(server) = &self.inner.server {
-            server.notify_list_changed(list);
+    pub fn notify_list_changed(&self, list: ListChanged) {
+        if let Some(announce) = &self.inner.announce {
+            announce.list_changed(list);
         }
     }
 
     /// Tells the clients subscribed to the resource at `uri` that it changed (see
-    /// [`Server::notify_resource_updated`]). Does nothing on a context made with [`Context::new`].
-    ///
-    /// [`Server::notify_resource_updated`]: crate::server::Server::notify_resource_updated
+    /// `Server::notify_resource_updated`). Does nothing on a context made with [`Context::new`].
     pub fn notify_resource_updated(&self, uri: impl Into<String>) {
-        if let Some(server) = &self.inner.server {
-            server.notify_resource_updated(uri);
+        if let Some(announce) = &self.inner.announce {
+            announce.resource_updated(uri.into());
         }
     }
 
@@ -180,22 +182,19 @@ impl Context {
     /// response included (SEP-1699 polling). For long operations behind proxies that cut idle connections.
     /// Only legacy HTTP sessions have resumable streams; elsewhere this does nothing and returns false.
     pub fn close_sse_stream(&self) -> bool {
-        match &self.inner.close_stream {
-            Some(close) => {
-                close();
-                true
-            }
-            None => false,
-        }
+        self.inner.client.as_ref().is_some_and(|client| client.close_stream())
     }
 
     /// The same request's facts for work that outlives the request (a task's runner): cancelled by
-    /// `cancel`, with no stream to send logs or progress on and no session (list changes still go out).
-    pub(crate) fn detached(&self, cancel: CancellationToken) -> Context {
+    /// `cancel`, reaching the client only through `client` (no stream to send logs or progress on), with no
+    /// session; list changes still go out.
+    pub(crate) fn detached(&self, cancel: CancellationToken, client: Arc<dyn ClientLink>, session: Session) -> Self {
         let extras = Extras {
             cancel: Some(cancel),
             auth: self.inner.auth.clone(),
-            server: self.inner.server.clone(),
+            announce: self.inner.announce.clone(),
+            session,
+            client: Some(client),
             ..Extras::default()
         };
         Context::with(self.inner.scope.clone(), extras)
@@ -319,11 +318,9 @@ impl Context {
     }
 
     async fn notify(&self, method: &str, params: impl Serialize) {
-        let Some(tx) = &self.inner.notify else { return };
+        let Some(client) = &self.inner.client else { return };
         match notification_json(method, params) {
-            Ok(line) => {
-                let _ = tx.send(line).await;
-            }
+            Ok(line) => client.notify(line).await,
             Err(e) => tracing::warn!("a {method} notification could not be serialized: {e}"),
         }
     }
@@ -331,10 +328,10 @@ impl Context {
     // ---- session state -----------------------------------------------------------------------------------
 
     fn session(&self) -> Result<&SessionState> {
-        self.inner
-            .session
-            .as_deref()
-            .ok_or_else(|| Error::msg(if self.era() == Era::Legacy { NO_HTTP_SESSION } else { NO_SESSION }))
+        match &self.inner.session {
+            Session::Open(state) => Ok(state),
+            Session::None(why) => Err(Error::msg(why)),
+        }
     }
 
     /// A value this session stored under `key`. Errors where there is no session (the modern protocol).
@@ -363,28 +360,13 @@ impl Context {
 
     // ---- deprecated push calls -----------------------------------------------------------------------------
 
-    /// Sends one request to the client and waits for its answer (legacy sessions only). Prefer `.ask()`,
-    /// which works on both eras.
+    /// Sends one request to the client and waits for its answer (legacy sessions only), by the path the
+    /// legacy shim takes for `.ask()`. Prefer `.ask()`, which works on both eras.
     async fn push<A: Ask>(&self, ask: A) -> Result<A::Output> {
-        let Some(push) = &self.inner.push else {
-            return Err(Error::msg(if self.era() == Era::Legacy {
-                "this request has no session to send requests to the client on (legacy HTTP served without \
-                 sessions): serve HTTP with sessions, or use `.ask()`, whose state-only rounds work here and \
-                 which becomes an input_required result on protocol 2026-07-28"
-            } else {
-                "this request cannot send requests to the client (only a legacy session can): use `.ask()` in the \
-                 handler body instead, which works on both protocol eras"
-            }));
-        };
+        let Some(client) = &self.inner.client else { return Err(Error::msg(NO_CLIENT)) };
         let mut requests = InputRequests::new();
         ask.requests("push", &mut requests);
-        if let Some(e) = crate::era::uncovered_request(self.client_capabilities(), &requests, "the session's") {
-            return Err(e);
-        }
-        let mut responses = InputResponses::new();
-        for (key, request) in requests {
-            responses.insert(key, push.send(request, self.protocol_version()).await?);
-        }
+        let mut responses = client.ask(requests).await?;
         A::answer("push", &mut responses).map_err(Error::invalid_params)
     }
 

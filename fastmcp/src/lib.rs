@@ -24,7 +24,9 @@
 #![forbid(unsafe_code)]
 
 pub mod context;
-pub mod era;
+// The era adapters state HTTP's facts (sessions, streams, statuses) neutrally; a stdio-only build uses less.
+#[cfg_attr(not(feature = "http"), allow(dead_code, unused_imports))]
+mod era;
 pub mod error;
 pub mod flow;
 pub mod handler;
@@ -32,16 +34,20 @@ mod ids;
 mod macro_support;
 pub mod protocol;
 pub mod schema;
+mod serve;
 pub mod server;
 pub mod state;
-pub mod tasks;
 pub mod transport;
 
 pub use context::{Auth, Context};
 pub use error::{Error, Result};
 pub use fastmcp_macros::{elicit, prompt, resource, tool};
 pub use handler::{Args, Json};
-pub use server::{FastMcp, HttpOptions, ListChanged, Transport};
+pub use protocol::ListChanged;
+pub use serve::init_tracing;
+pub use server::{FastMcp, HttpOptions, Transport};
+#[cfg(feature = "http")]
+pub use transport::http::McpService;
 
 /// The README's examples compile as doctests.
 #[cfg(doctest)]

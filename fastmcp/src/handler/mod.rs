@@ -15,7 +15,6 @@ use crate::flow::{Resume, Step};
 use crate::protocol::{
     CallToolResult, Completion, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
-pub use crate::tasks::TaskSupport;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
@@ -44,7 +43,7 @@ pub trait ToolHandler: Send + Sync + 'static {
     fn timeout(&self) -> Option<std::time::Duration> {
         None
     }
-    /// Whether a call may run as a task (`#[tool(task = "optional")]`, `"required"`); see [`crate::tasks`].
+    /// Whether a call may run as a task (`#[tool(task = "optional")]`, `"required"`); see [`TaskSupport`].
     fn task_support(&self) -> TaskSupport {
         TaskSupport::Forbidden
     }
@@ -54,6 +53,28 @@ pub trait ToolHandler: Send + Sync + 'static {
     fn has_task_step(&self) -> bool {
         false
     }
+}
+
+/// Whether a tool's calls may run as tasks (the `io.modelcontextprotocol/tasks` extension of protocol
+/// 2026-07-28, SEP-2663): `#[tool(task = "optional")]` or `#[tool(task = "required")]`.
+///
+/// A client opts in per request, with the extension in `_meta`'s client capabilities. Its call then answers
+/// at once with a task id and runs in the background; the client polls `tasks/get`, answers the handler's
+/// `.ask()`s with `tasks/update` and stops it with `tasks/cancel`. The call becomes a task before the
+/// handler runs, unless the body places the switch itself with [`run_as_task()`](crate::flow::run_as_task)
+/// after gathering input in ordinary rounds. A tool error settles the task `completed` with `isError`; a
+/// protocol error or a panic settles it `failed`. Tasks live in the serving process for their ttl
+/// ([`FastMcp::task_ttl`](crate::FastMcp::task_ttl)); a task id is a bearer handle. Legacy sessions
+/// (2024-11-05 … 2025-11-25) get no tasks: their calls run synchronously.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TaskSupport {
+    /// Never a task (the default).
+    #[default]
+    Forbidden,
+    /// A task for clients that negotiated the extension; a plain call for the others.
+    Optional,
+    /// Only as a task: clients that did not negotiate the extension get `-32021`.
+    Required,
 }
 
 /// A prompt. `#[prompt]` implements this.

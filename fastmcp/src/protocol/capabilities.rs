@@ -1,7 +1,8 @@
 //! Client and server capabilities, both eras.
 
-use super::JsonObject;
+use super::{ElicitMode, ErrorObject, InputRequest, InputRequests, JsonObject};
 use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
 /// What a client declares: at `initialize` (legacy) or in every request's `_meta` (modern).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -26,6 +27,38 @@ impl ClientCapabilities {
     /// Whether the client declared the extension `id` (e.g. [`TASKS_EXTENSION`](super::TASKS_EXTENSION)).
     pub fn has_extension(&self, id: &str) -> bool {
         self.extensions.as_ref().is_some_and(|e| e.contains_key(id))
+    }
+
+    /// The capability (in the shape of client capabilities, e.g. `{"sampling": {}}`) that answering `request`
+    /// needs and these capabilities lack; `None` when they cover it.
+    pub fn lacks(&self, request: &InputRequest) -> Option<Value> {
+        match request {
+            InputRequest::Elicit(p) if p.mode == Some(ElicitMode::Url) => {
+                let covered = self.elicitation.as_ref().is_some_and(|e| e.supports_url());
+                (!covered).then(|| json!({ "elicitation": { "url": {} } }))
+            }
+            InputRequest::Elicit(_) => {
+                let covered = self.elicitation.as_ref().is_some_and(|e| e.supports_form());
+                (!covered).then(|| json!({ "elicitation": {} }))
+            }
+            InputRequest::CreateMessage(_) => self.sampling.is_none().then(|| json!({ "sampling": {} })),
+            InputRequest::ListRoots => self.roots.is_none().then(|| json!({ "roots": {} })),
+        }
+    }
+
+    /// The `-32021` error for the first of `requests` these capabilities do not cover, naming what is missing;
+    /// `whose` says where they were declared ("the request's", "the session's"). A server never sends an
+    /// input request the client said it cannot answer.
+    pub fn uncovered(&self, requests: &InputRequests, whose: &str) -> Option<ErrorObject> {
+        requests.iter().find_map(|(key, request)| {
+            let required = self.lacks(request)?;
+            let message = format!(
+                "Cannot request input '{key}' ({}): {whose} client capabilities do not declare the required \
+                 capability",
+                request.method()
+            );
+            Some(ErrorObject::missing_capability(message, required))
+        })
     }
 }
 

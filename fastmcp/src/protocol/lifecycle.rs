@@ -1,6 +1,6 @@
 //! Opening an exchange: legacy `initialize` and modern `server/discover`.
 
-use super::{ClientCapabilities, Icon, ServerCapabilities};
+use super::{ClientCapabilities, Icon, JsonObject, ServerCapabilities};
 use serde::{Deserialize, Serialize};
 
 /// Who is on the other end (`clientInfo` / `serverInfo`).
@@ -39,6 +39,8 @@ pub struct InitializeParams {
     #[serde(default)]
     pub capabilities: ClientCapabilities,
     pub client_info: Implementation,
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -60,4 +62,11 @@ pub struct DiscoverResult {
     pub capabilities: ServerCapabilities,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
+}
+
+/// Params that carry nothing but `_meta` (`ping`, `server/discover`), or what is read of an unknown method's.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MetaParams {
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
 }

@@ -1,5 +1,6 @@
 //! Log levels (RFC 5424) and `notifications/message`.
 
+use super::JsonObject;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -20,6 +21,8 @@ pub enum LoggingLevel {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SetLevelParams {
     pub level: LoggingLevel,
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -34,3 +34,24 @@ pub struct CancelledParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
+
+/// A list the server serves that changed, so clients should list it again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ListChanged {
+    Tools,
+    Prompts,
+    Resources,
+}
+
+impl ListChanged {
+    pub const ALL: [ListChanged; 3] = [ListChanged::Tools, ListChanged::Prompts, ListChanged::Resources];
+
+    /// The notification that announces it.
+    pub fn method(self) -> &'static str {
+        match self {
+            ListChanged::Tools => NOTIFY_TOOLS_LIST_CHANGED,
+            ListChanged::Prompts => NOTIFY_PROMPTS_LIST_CHANGED,
+            ListChanged::Resources => NOTIFY_RESOURCES_LIST_CHANGED,
+        }
+    }
+}

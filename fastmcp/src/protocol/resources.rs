@@ -80,4 +80,6 @@ pub struct ReadResourceResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResourceUriParams {
     pub uri: String,
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
 }

@@ -2,35 +2,12 @@
 //! client that can hear them: legacy sessions on their own stream (resource updates only for the URIs they
 //! subscribed to), modern clients on the `subscriptions/listen` streams that asked for them.
 
-use crate::protocol::{
-    NOTIFY_PROMPTS_LIST_CHANGED, NOTIFY_RESOURCE_UPDATED, NOTIFY_RESOURCES_LIST_CHANGED, NOTIFY_TOOLS_LIST_CHANGED,
-};
+use crate::protocol::{ListChanged, NOTIFY_RESOURCE_UPDATED};
 use std::sync::Arc;
 use tokio::sync::broadcast;
 
 /// Changes not yet delivered to a slow listener before it is told "everything changed" instead.
 const BACKLOG: usize = 64;
-
-/// A list the server serves that changed, so clients should list it again.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ListChanged {
-    Tools,
-    Prompts,
-    Resources,
-}
-
-impl ListChanged {
-    pub const ALL: [ListChanged; 3] = [ListChanged::Tools, ListChanged::Prompts, ListChanged::Resources];
-
-    /// The notification that announces it.
-    pub fn method(self) -> &'static str {
-        match self {
-            ListChanged::Tools => NOTIFY_TOOLS_LIST_CHANGED,
-            ListChanged::Prompts => NOTIFY_PROMPTS_LIST_CHANGED,
-            ListChanged::Resources => NOTIFY_RESOURCES_LIST_CHANGED,
-        }
-    }
-}
 
 /// One change, as published.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -23,7 +23,7 @@ pub(crate) struct ToolEntry {
     /// Arguments mirrored into `Mcp-Param-*` headers on HTTP.
     pub param_headers: Vec<ParamHeader>,
     /// Whether calls may run as tasks, and whether the body places the switch itself (read once).
-    pub task_support: crate::tasks::TaskSupport,
+    pub task_support: crate::handler::TaskSupport,
     pub task_step: bool,
 }
 

@@ -4,8 +4,8 @@
 //! those that change connection state. At end of input, running requests get a grace period to finish.
 
 use super::lines::{Line, LineReader};
-use crate::era::Connection;
-use crate::protocol::{ErrorObject, Inbound, error_json};
+use crate::era::{self, Connection, Engine, Message};
+use crate::protocol::{ErrorObject, error_json};
 use crate::server::Server;
 use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
@@ -23,7 +23,7 @@ where
     let options = server.options().clone();
     let (tx, rx) = mpsc::channel::<String>(OUTBOUND_QUEUE);
     let writer = tokio::spawn(write_lines(rx, writer));
-    let conn = Arc::new(Connection::new(server, tx.clone(), true));
+    let conn = Arc::new(Connection::new(Engine::new(server), tx.clone(), true));
     conn.forward_changes();
     let mut lines = LineReader::new(reader, options.max_message_bytes);
     let mut running = JoinSet::new();
@@ -74,25 +74,25 @@ where
             }
             continue;
         }
-        match Inbound::parse(text) {
+        match era::parse(text, None) {
             Err(rejected) => {
                 let _ = tx.send(error_json(rejected.id.as_ref(), &rejected.error)).await;
             }
-            Ok(Inbound::Request(req)) if Connection::is_sequential(&req) => {
-                if let Some(line) = conn.request(req).await {
+            Ok(Message::Request(req)) if req.is_sequential() => {
+                if let Some(line) = conn.serve(*req, None).await {
                     let _ = tx.send(line).await;
                 }
             }
-            Ok(Inbound::Request(req)) => {
+            Ok(Message::Request(req)) => {
                 let (conn, tx) = (conn.clone(), tx.clone());
                 running.spawn(async move {
-                    if let Some(line) = conn.request(req).await {
+                    if let Some(line) = conn.serve(*req, None).await {
                         let _ = tx.send(line).await;
                     }
                 });
             }
-            Ok(Inbound::Notification(note)) => conn.notification(note),
-            Ok(Inbound::Response { id, outcome }) => conn.response(&id, outcome),
+            Ok(Message::Notification(note)) => conn.notification(note),
+            Ok(Message::Response { id, outcome }) => conn.response(&id, outcome),
         }
     }
 

@@ -6,11 +6,11 @@
 //! request goes on undisturbed. A reader never falls behind unnoticed: while one is attached, the producer
 //! waits for it instead of dropping events.
 
-use crate::context::CloseStream;
+use crate::era::CloseStream;
 use bytes::Bytes;
+use http::header::{self, HeaderValue};
+use http_body::Frame;
 use http_body_util::BodyExt as _;
-use hyper::body::Frame;
-use hyper::header::{self, HeaderValue};
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
 use std::pin::Pin;
@@ -20,8 +20,9 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::{Interval, MissedTickBehavior};
 
-pub(crate) type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
-pub(crate) type Response = hyper::Response<Body>;
+/// The body of every response the endpoint sends.
+pub type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
+pub(crate) type Response = http::Response<Body>;
 
 /// Messages queued on a live stream before the producer waits for the client to read.
 const QUEUE: usize = 64;
@@ -31,7 +32,7 @@ pub(crate) const STANDALONE: u64 = 0;
 
 /// An SSE response around `body`.
 pub(crate) fn response(body: Body) -> Response {
-    let mut response = hyper::Response::new(body);
+    let mut response = http::Response::new(body);
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
@@ -80,7 +81,7 @@ struct LiveBody {
     keep_alive: Option<Interval>,
 }
 
-impl hyper::body::Body for LiveBody {
+impl http_body::Body for LiveBody {
     type Data = Bytes;
     type Error = Infallible;
 
@@ -368,7 +369,7 @@ struct Replay {
     keep_alive: Option<Interval>,
 }
 
-impl hyper::body::Body for Replay {
+impl http_body::Body for Replay {
     type Data = Bytes;
     type Error = Infallible;
 

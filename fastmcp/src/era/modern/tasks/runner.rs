@@ -5,20 +5,27 @@
 //! from there with the answers, as the legacy shim resumes with a session's. The runner ends when the
 //! machine completes or fails, when `tasks/cancel` fires the task's token, or when the task expires.
 
-use super::store::{Handle, Settled};
-use crate::context::Context;
+use super::TaskStart;
+use super::store::{Handle, Settled, TaskStore};
+use crate::context::{self, Context};
+use crate::era::modern::link::ModernLink;
 use crate::error::Error;
 use crate::flow::{Resume, Step};
 use crate::protocol::{Era, InputResponses};
 use crate::server::Server;
-use crate::server::dispatch::{TaskStart, run_tool};
+use crate::server::dispatch::{Delivery, run_tool, tool_failure};
+use std::sync::Arc;
 
-pub(super) async fn run(server: Server, handle: Handle, start: TaskStart, ctx: Context) {
+/// What a task's handler gets for session state: it outlives the request that made it.
+const NO_SESSION: &str = "a task has no session: it outlives the request that created it. Keep state in locals \
+     that live across `.ask()`, or mint your own handles and pass them as tool arguments";
+
+pub(super) async fn run(server: Server, store: Arc<TaskStore>, handle: Handle, start: TaskStart, ctx: Context) {
     // The task's own context: the creating request's facts, and no stream to notify on (the request that
     // created it has been answered). Its token is a child of the task's: `tasks/cancel` reaches the handler,
     // while a round's timeout (which fires the handler's token) ends only that round, settling the task.
-    let ctx = ctx.detached(handle.cancel.child_token());
-    let store = &server.inner.tasks;
+    let link = Arc::new(ModernLink { stream: None });
+    let ctx = ctx.detached(handle.cancel.child_token(), link, context::Session::None(NO_SESSION));
     tokio::select! {
         biased;
         () = handle.cancel.cancelled() => tracing::debug!("task {} stopped (cancelled or expired)", handle.id),
@@ -26,7 +33,7 @@ pub(super) async fn run(server: Server, handle: Handle, start: TaskStart, ctx: C
             tracing::debug!("task {} expired while running", handle.id);
             store.expire(&handle.id);
         }
-        settled = work(&server, &handle.id, start, ctx) => {
+        settled = work(&server, &store, &handle.id, start, ctx) => {
             if let Some(settled) = settled {
                 store.settle(&handle.id, settled);
             }
@@ -35,15 +42,15 @@ pub(super) async fn run(server: Server, handle: Handle, start: TaskStart, ctx: C
 }
 
 /// The machine's rounds until it settles; `None` when the task went away while it waited for input.
-async fn work(server: &Server, id: &str, start: TaskStart, ctx: Context) -> Option<Settled> {
+async fn work(server: &Server, store: &TaskStore, id: &str, start: TaskStart, ctx: Context) -> Option<Settled> {
     let TaskStart { tool, arguments, mut resume } = start;
     let Some(entry) = server.inner.registry.tools.get(&tool) else {
-        return Some(super::settle(Err(Error::internal(format!("task {id}: tool `{tool}` is not registered")))));
+        return Some(settle(Err(Error::internal(format!("task {id}: tool `{tool}` is not registered")))));
     };
     loop {
         let suspension = match run_tool(server, entry, arguments.clone(), ctx.clone(), resume.take()).await {
-            Ok(Step::Complete(result)) => return Some(super::settle(Ok(result))),
-            Err(e) => return Some(super::settle(Err(e))),
+            Ok(Step::Complete(result)) => return Some(settle(Ok(result))),
+            Err(e) => return Some(settle(Err(e))),
             Ok(Step::Suspend(suspension)) => suspension,
         };
         let responses = if suspension.requests.is_empty() {
@@ -51,14 +58,21 @@ async fn work(server: &Server, id: &str, start: TaskStart, ctx: Context) -> Opti
             tokio::task::yield_now().await;
             InputResponses::new()
         } else {
-            if let Some(e) =
-                crate::era::uncovered_request(ctx.client_capabilities(), &suspension.requests, "the creating request's")
-            {
-                return Some(Settled::Failed(e.to_error_object(Era::Modern)));
+            if let Some(missing) = ctx.client_capabilities().uncovered(&suspension.requests, "the creating request's") {
+                return Some(Settled::Failed(missing));
             }
             // A closed channel means the task was cancelled or expired while it waited.
-            server.inner.tasks.ask(id, suspension.requests)?.await.ok()?
+            store.ask(id, suspension.requests)?.await.ok()?
         };
         resume = Some(Resume { step: suspension.step, locals: suspension.locals, responses });
+    }
+}
+
+/// A round's end as a task's state: a result settles `completed`; a failure is sorted by
+/// [`tool_failure`] for a task's delivery (`completed` with `isError`, or `failed` with the JSON-RPC error).
+fn settle(result: Result<crate::protocol::CallToolResult, Error>) -> Settled {
+    match result.or_else(|e| tool_failure(e, Delivery::Task)) {
+        Ok(result) => Settled::Completed(result),
+        Err(e) => Settled::Failed(e.to_error_object(Era::Modern)),
     }
 }

@@ -1,0 +1,295 @@
+//! One inbound message, classified once: which era a request belongs to, its params parsed (once, by
+//! method, into the shape every later step reads), and what a transport needs to know to carry its answer.
+//!
+//! The spec's rule: a request whose `params._meta` claims a protocol version is modern and served
+//! statelessly; `initialize` opens a legacy session. On HTTP a modern `MCP-Protocol-Version` header claims
+//! the modern era too (a body without the envelope then lacks it, rather than being legacy).
+
+use crate::error::Error;
+use crate::protocol::{
+    CallToolParams, CompleteParams, Era, ErrorObject, GetPromptParams, Inbound, InitializeParams, InputResponses,
+    JsonObject, ListenParams, LoggingLevel, META_LOG_LEVEL, META_PROGRESS_TOKEN, METHOD_LISTEN, METHOD_TASKS_CANCEL,
+    METHOD_TASKS_GET, METHOD_TASKS_UPDATE, MODERN_CLAIM_KEYS, MetaParams, Notification, PaginatedParams, ProgressToken,
+    ProtocolVersion, ReadResourceParams, Rejected, RequestId, ResourceUriParams, SetLevelParams, TaskParams,
+    UpdateTaskParams,
+};
+use crate::server::call::{Call, List};
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+
+/// What a transport knows of a message besides its body: its HTTP headers (stdio has none). Names are
+/// lowercase; a value is `None` when the header is absent.
+pub(crate) trait Headers: Send + Sync {
+    fn get(&self, name: &str) -> Option<&[u8]>;
+
+    /// A header's value as text, optional whitespace trimmed; `None` if absent or not visible ASCII.
+    fn text(&self, name: &str) -> Option<&str> {
+        self.get(name).and_then(|v| std::str::from_utf8(v).ok()).filter(|v| v.bytes().all(is_visible)).map(str::trim)
+    }
+}
+
+fn is_visible(b: u8) -> bool {
+    b == b'\t' || (b' '..=b'~').contains(&b)
+}
+
+/// `MCP-Protocol-Version`: a cross-check of the body on modern requests, the version of a legacy request
+/// served without a session.
+pub(crate) const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+
+/// One inbound message.
+pub(crate) enum Message {
+    Request(Box<Classified>),
+    Notification(Notification),
+    /// A response to a request the server sent (legacy era only).
+    Response {
+        id: RequestId,
+        outcome: Result<Box<RawValue>, ErrorObject>,
+    },
+}
+
+/// Classifies one JSON-RPC message (`-32700`/`-32600` for text that is not one).
+#[allow(clippy::result_large_err)] // see `Inbound::parse`: built at most once, on the way to an error response
+pub(crate) fn parse(text: &str, headers: Option<&dyn Headers>) -> Result<Message, Rejected> {
+    Ok(match Inbound::parse(text)? {
+        Inbound::Request(req) => Message::Request(Box::new(classify(req.id, req.method, req.params, headers))),
+        Inbound::Notification(note) => Message::Notification(note),
+        Inbound::Response { id, outcome } => Message::Response { id, outcome },
+    })
+}
+
+/// Which era adapter serves a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Route {
+    Modern,
+    Legacy,
+    /// `server/discover` without the modern envelope: a probe, answered in either era so clients find us.
+    Probe,
+}
+
+/// A request, classified.
+pub(crate) struct Classified {
+    pub id: RequestId,
+    pub method: String,
+    pub route: Route,
+    /// `_meta` as sent: the modern envelope, or a legacy request's `progressToken`.
+    pub meta: JsonObject,
+    /// The params, parsed once for the method (or why they could not be).
+    pub body: Body,
+}
+
+/// A request's params, parsed for its method.
+pub(crate) enum Body {
+    Initialize(Box<InitializeParams>),
+    /// `ping`, and `server/discover`: nothing but `_meta`.
+    Bare,
+    SetLevel(LoggingLevel),
+    Subscribe(String),
+    Unsubscribe(String),
+    Listen(ListenParams),
+    TaskGet(String),
+    TaskUpdate {
+        task_id: String,
+        responses: InputResponses,
+    },
+    TaskCancel(String),
+    /// What dispatch serves, and what a modern retry carries beside it.
+    Serve {
+        call: Call,
+        retry: Retry,
+    },
+    /// The params do not parse for the method (`-32602`, reported in the order each era checks things).
+    Invalid(Error),
+    /// A method no era serves.
+    Unknown,
+}
+
+/// What a modern retry of a call brings besides the call itself.
+#[derive(Debug, Default)]
+pub(crate) struct Retry {
+    pub input_responses: Option<InputResponses>,
+    pub request_state: Option<String>,
+}
+
+/// Whether a legacy HTTP request needs the session its `Mcp-Session-Id` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SessionUse {
+    /// Modern: stateless, a session id it carries is ignored.
+    None,
+    /// `initialize`: opens one.
+    Opens,
+    /// Served alone without a session id; with one, in that session.
+    Optional,
+    /// Every other legacy request.
+    Required,
+}
+
+/// How the answer travels on HTTP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Delivery {
+    /// One JSON response.
+    Json,
+    /// An SSE stream: notifications while the request runs, then the response. `keep_alive` for streams that
+    /// may stay idle for long (subscriptions).
+    Stream { keep_alive: bool },
+}
+
+/// The HTTP status the spec gives an answer (stdio has none and ignores it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Status {
+    Ok,
+    /// Modern envelope, version, header, capability and unreadable-params errors; a legacy request alone
+    /// naming a version the server does not serve.
+    BadRequest,
+    /// A method the modern protocol doesn't have.
+    NotFound,
+}
+
+/// A request's answer: the JSON-RPC response's text, and the HTTP status it goes with.
+#[derive(Debug)]
+pub(crate) struct Answer {
+    pub json: String,
+    pub status: Status,
+}
+
+impl Answer {
+    pub fn ok(json: String) -> Self {
+        Self { json, status: Status::Ok }
+    }
+}
+
+fn classify(id: RequestId, method: String, params: Option<Box<RawValue>>, headers: Option<&dyn Headers>) -> Classified {
+    let raw = params.as_deref().map_or("{}", RawValue::get);
+    let (body, meta) = parse_body(&method, raw);
+    // Params that do not parse still say which era they meant, read leniently, so the error is shaped for it.
+    let meta = meta.or_else(|| serde_json::from_str::<MetaParams>(raw).ok().and_then(|p| p.meta)).unwrap_or_default();
+    let claimed = MODERN_CLAIM_KEYS.iter().any(|k| meta.contains_key(*k))
+        || headers
+            .and_then(|h| h.text(PROTOCOL_VERSION_HEADER))
+            .and_then(ProtocolVersion::parse)
+            .is_some_and(|v| v.era() == Era::Modern);
+    let route = match (claimed, method.as_str()) {
+        (true, _) => Route::Modern,
+        (false, "server/discover") => Route::Probe,
+        (false, _) => Route::Legacy,
+    };
+    Classified { id, method, route, meta, body }
+}
+
+/// Parses params for `method`, returning them with their `_meta` taken out.
+fn parse_body(method: &str, raw: &str) -> (Body, Option<JsonObject>) {
+    fn typed<T: DeserializeOwned>(method: &str, raw: &str) -> Result<T, Error> {
+        serde_json::from_str(raw).map_err(|e| Error::invalid_params(format!("Invalid params for {method}: {e}")))
+    }
+    macro_rules! parse {
+        ($ty:ty, |$p:ident| $body:expr) => {
+            match typed::<$ty>(method, raw) {
+                Ok(mut $p) => {
+                    let meta = $p.meta.take();
+                    ($body, meta)
+                }
+                Err(e) => (Body::Invalid(e), None),
+            }
+        };
+    }
+    if let Some(list) = List::of(method) {
+        return parse!(PaginatedParams, |p| Body::Serve {
+            call: Call::List { list, cursor: p.cursor },
+            retry: Retry::default()
+        });
+    }
+    match method {
+        "tools/call" => parse!(CallToolParams, |p| Body::Serve {
+            call: Call::Tool { name: p.name, arguments: p.arguments },
+            retry: Retry { input_responses: p.input_responses, request_state: p.request_state },
+        }),
+        "prompts/get" => parse!(GetPromptParams, |p| Body::Serve {
+            call: Call::Prompt { name: p.name, arguments: p.arguments },
+            retry: Retry { input_responses: p.input_responses, request_state: p.request_state },
+        }),
+        "resources/read" => parse!(ReadResourceParams, |p| Body::Serve {
+            call: Call::Read { uri: p.uri },
+            retry: Retry { input_responses: p.input_responses, request_state: p.request_state },
+        }),
+        "completion/complete" => {
+            parse!(CompleteParams, |p| Body::Serve { call: Call::Complete(p), retry: Retry::default() })
+        }
+        "initialize" => parse!(InitializeParams, |p| Body::Initialize(Box::new(p))),
+        "ping" | "server/discover" => parse!(MetaParams, |p| {
+            let _ = p;
+            Body::Bare
+        }),
+        "logging/setLevel" => parse!(SetLevelParams, |p| Body::SetLevel(p.level)),
+        "resources/subscribe" => parse!(ResourceUriParams, |p| Body::Subscribe(p.uri)),
+        "resources/unsubscribe" => parse!(ResourceUriParams, |p| Body::Unsubscribe(p.uri)),
+        METHOD_LISTEN => parse!(ListenParams, |p| Body::Listen(p)),
+        METHOD_TASKS_GET => parse!(TaskParams, |p| Body::TaskGet(p.task_id)),
+        METHOD_TASKS_CANCEL => parse!(TaskParams, |p| Body::TaskCancel(p.task_id)),
+        METHOD_TASKS_UPDATE => {
+            parse!(UpdateTaskParams, |p| Body::TaskUpdate { task_id: p.task_id, responses: p.input_responses })
+        }
+        _ => (Body::Unknown, None),
+    }
+}
+
+impl Classified {
+    /// Whether a legacy HTTP request needs a session.
+    pub fn session_use(&self) -> SessionUse {
+        match (self.route, self.method.as_str()) {
+            (Route::Modern, _) => SessionUse::None,
+            (Route::Probe, _) => SessionUse::Optional,
+            (Route::Legacy, "initialize") => SessionUse::Opens,
+            (Route::Legacy, _) => SessionUse::Required,
+        }
+    }
+
+    /// How the answer travels on HTTP. Modern requests stream when they need to (progress, logs and
+    /// subscriptions travel on the response); legacy calls on a session stream on a resumable stream that
+    /// carries the handler's logs, progress and the shim's requests to the client.
+    pub fn delivery(&self) -> Delivery {
+        match self.route {
+            Route::Modern if self.method == METHOD_LISTEN => Delivery::Stream { keep_alive: true },
+            Route::Modern if self.meta.contains_key(META_PROGRESS_TOKEN) || self.meta.contains_key(META_LOG_LEVEL) => {
+                Delivery::Stream { keep_alive: false }
+            }
+            Route::Legacy
+                if matches!(
+                    self.body,
+                    Body::Serve { call: Call::Tool { .. } | Call::Prompt { .. } | Call::Read { .. }, .. }
+                ) =>
+            {
+                Delivery::Stream { keep_alive: false }
+            }
+            Route::Modern | Route::Legacy | Route::Probe => Delivery::Json,
+        }
+    }
+
+    /// Requests that change connection state must finish before the next message is read.
+    pub fn is_sequential(&self) -> bool {
+        self.method == "initialize"
+    }
+
+    /// The span an application's `tracing` subscriber sees the request under, at debug level (as tower-http's
+    /// request spans): its method, the tool, prompt, resource URI or task it names, its era, its id and, on a
+    /// legacy HTTP session, the session's id.
+    pub fn span(&self, session: Option<&str>) -> tracing::Span {
+        let era = match self.route {
+            Route::Modern => "modern",
+            Route::Legacy => "legacy",
+            Route::Probe => "probe",
+        };
+        let name = match &self.body {
+            Body::Serve { call, .. } => call.target(),
+            Body::TaskGet(task) | Body::TaskCancel(task) | Body::TaskUpdate { task_id: task, .. } => {
+                Some(task.as_str())
+            }
+            Body::Subscribe(uri) | Body::Unsubscribe(uri) => Some(uri.as_str()),
+            _ => None,
+        };
+        tracing::debug_span!("mcp.request", method = %self.method, name, era, id = %self.id, session)
+    }
+
+    /// A legacy request's `_meta.progressToken` (a modern one's is part of the envelope).
+    pub fn progress_token(&self) -> Option<ProgressToken> {
+        self.meta.get(META_PROGRESS_TOKEN).and_then(|v| serde_json::from_value(v.clone()).ok())
+    }
+}

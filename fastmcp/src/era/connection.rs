@@ -1,0 +1,288 @@
+//! One client connection (a stdio process, or a legacy HTTP session): its legacy session, its way back to
+//! the client, and the requests in flight (so they can be cancelled). One connection may carry both eras:
+//! each request goes to the adapter its classification named.
+
+use super::classify::{Answer, Classified, Headers, Message, PROTOCOL_VERSION_HEADER, Route, Status};
+use super::engine::Engine;
+use super::legacy::{self, Channel, CloseStream, Outbound, Pending, Session};
+use super::modern;
+use crate::protocol::{
+    CancelledParams, Era, ErrorObject, NOTIFY_CANCELLED, NOTIFY_INITIALIZED, Notification, ProtocolVersion, RequestId,
+    error_json, notification_json,
+};
+use crate::server::Change;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
+
+pub(crate) struct Connection {
+    engine: Arc<Engine>,
+    session: Session,
+    /// Requests to the client on the connection's own stream (stdio); HTTP sessions push on each request's
+    /// response stream instead.
+    outbound: Option<Arc<Outbound>>,
+    /// Server-to-client requests awaiting the client's answer.
+    pending: Arc<Pending>,
+    /// Where request-scoped notifications go, and messages unrelated to any request.
+    notify: Option<mpsc::Sender<String>>,
+    in_flight: Mutex<HashMap<RequestId, Flight>>,
+    /// Fires when the connection is dropped, ending its background work (list-change forwarding).
+    closed: CancellationToken,
+    /// The id the transport gave this connection's session (HTTP), for the requests' spans.
+    session_id: OnceLock<Arc<str>>,
+}
+
+/// A request in flight: how to cancel it, and whether it is a subscription (which never ends on its own).
+struct Flight {
+    cancel: CancellationToken,
+    listen: bool,
+}
+
+/// A request's own response stream (an HTTP response's SSE stream), instead of the connection's.
+pub(crate) struct Stream {
+    pub tx: mpsc::Sender<String>,
+    /// Ends that stream early if the handler asks to (resumable streams only).
+    pub close: Option<CloseStream>,
+}
+
+/// Removes a request from the in-flight map however it ends.
+struct InFlight<'a> {
+    conn: &'a Connection,
+    id: RequestId,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.conn.in_flight().remove(&self.id);
+    }
+}
+
+impl Drop for Connection {
+    /// The session ends with the connection: its `on_close` callbacks run.
+    fn drop(&mut self) {
+        self.closed.cancel();
+        self.session.close();
+    }
+}
+
+impl Connection {
+    /// A connection whose client is reached through `tx` (responses, notifications and, unless `push` is
+    /// false, server-to-client requests).
+    pub fn new(engine: Arc<Engine>, tx: mpsc::Sender<String>, push: bool) -> Self {
+        let pending = Arc::new(Pending::default());
+        let outbound = push.then(|| Arc::new(Outbound::new(tx.clone(), pending.clone())));
+        Self {
+            engine,
+            session: Session::default(),
+            outbound,
+            pending,
+            notify: Some(tx),
+            in_flight: Mutex::new(HashMap::new()),
+            closed: CancellationToken::new(),
+            session_id: OnceLock::new(),
+        }
+    }
+
+    fn alone(engine: Arc<Engine>, session: Session) -> Self {
+        Self {
+            engine,
+            session,
+            outbound: None,
+            pending: Arc::default(),
+            notify: None,
+            in_flight: Mutex::new(HashMap::new()),
+            closed: CancellationToken::new(),
+            session_id: OnceLock::new(),
+        }
+    }
+
+    /// Serves one legacy request outside any session (legacy HTTP without sessions, or a probe without a
+    /// session id), at the version its `MCP-Protocol-Version` names (2025-03-26 when absent, as the spec says
+    /// to assume); nothing can be pushed to the client.
+    pub async fn serve_alone(engine: &Arc<Engine>, req: Classified, headers: &dyn Headers) -> Answer {
+        let session = if req.route == Route::Probe || req.is_sequential() {
+            Session::default()
+        } else {
+            let version = match headers.text(PROTOCOL_VERSION_HEADER) {
+                None => ProtocolVersion::V2025_03_26,
+                Some(v) => match ProtocolVersion::parse(v).filter(|v| v.era() == Era::Legacy) {
+                    Some(version) => version,
+                    None => {
+                        let e = ErrorObject::invalid_request(format!("Unsupported MCP-Protocol-Version: {v}"));
+                        return Answer { json: error_json(Some(&req.id), &e), status: Status::BadRequest };
+                    }
+                },
+            };
+            Session::stateless(version)
+        };
+        let conn = Self::alone(engine.clone(), session);
+        let json = conn.serve(req, None).await.unwrap_or_default();
+        Answer::ok(json)
+    }
+
+    /// Names this connection's session in its requests' spans (the transport mints session ids).
+    pub fn set_session_id(&self, id: &str) {
+        let _ = self.session_id.set(id.into());
+    }
+
+    /// The legacy protocol version the session's `initialize` settled on, once it has.
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.session.protocol_version()
+    }
+
+    /// Tells the session's client of changes once it has initialized: every list change, and updates of
+    /// the resources it subscribed to (modern clients hear of changes on `subscriptions/listen` instead).
+    /// Ends with the connection.
+    pub fn forward_changes(self: &Arc<Self>) {
+        let Some(notify) = self.notify.clone() else { return };
+        let mut changes = self.engine.server.inner.changes.subscribe();
+        let conn = Arc::downgrade(self);
+        let closed = self.closed.clone();
+        tokio::spawn(async move {
+            while let Some(changes) = tokio::select! {
+                () = closed.cancelled() => None,
+                changes = changes.next() => changes,
+            } {
+                let Some(conn) = conn.upgrade() else { return };
+                if !conn.session.is_initialized() {
+                    continue;
+                }
+                for change in changes {
+                    if let Change::Resource(uri) = &change
+                        && !conn.session.subscribed(uri)
+                    {
+                        continue;
+                    }
+                    let (method, params) = change.notification();
+                    let Ok(line) = notification_json(method, params) else { continue };
+                    if notify.send(line).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+    }
+
+    fn in_flight(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, Flight>> {
+        self.in_flight.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The client's input ended: requests waiting on its answers fail now rather than at their timeout, and
+    /// subscriptions end (nobody can cancel them any more).
+    pub fn input_closed(&self) {
+        self.pending.close();
+        for flight in self.in_flight().values().filter(|f| f.listen) {
+            flight.cancel.cancel();
+        }
+    }
+
+    /// A response from the client to a request the server sent (legacy era).
+    pub fn response(&self, id: &RequestId, reply: Result<Box<RawValue>, ErrorObject>) {
+        if !self.pending.resolve(id, reply) {
+            tracing::debug!("ignoring a response to unknown request {id}");
+        }
+    }
+
+    /// Serves one request; returns the response's JSON text, or `None` when the client cancelled it (then the
+    /// handler's future was dropped and no response is due). Its notifications and server-to-client requests
+    /// go on `stream` when it has its own (an HTTP session's request), else on the connection's.
+    pub async fn serve(&self, req: Classified, stream: Option<Stream>) -> Option<String> {
+        let cancel = CancellationToken::new();
+        let flight = Flight { cancel: cancel.clone(), listen: modern::is_subscription(&req.method) };
+        let previous = self.in_flight().insert(req.id.clone(), flight);
+        if let Some(previous) = previous {
+            tracing::warn!("request id {} reused while a request with it is in flight", req.id);
+            previous.cancel.cancel();
+        }
+        let _in_flight = InFlight { conn: self, id: req.id.clone() };
+        let serve = async {
+            match req.route {
+                Route::Modern => {
+                    let admitted = match self.engine.admit(req, None) {
+                        Ok(admitted) => admitted,
+                        Err(refused) => return refused.json,
+                    };
+                    let notify = stream.map(|s| s.tx).or_else(|| self.notify.clone());
+                    self.engine.serve(admitted, notify, cancel.clone()).await.json
+                }
+                Route::Probe => {
+                    let _span = req.span(self.session_id.get().map(|id| &**id)).entered();
+                    modern::probe(&self.engine.server, &req.id)
+                }
+                Route::Legacy => {
+                    let span = req.span(self.session_id.get().map(|id| &**id));
+                    let channel = match stream {
+                        Some(Stream { tx, close }) => Channel {
+                            outbound: Some(Arc::new(Outbound::new(tx.clone(), self.pending.clone()))),
+                            notify: Some(tx),
+                            close_stream: close,
+                            cancel: cancel.clone(),
+                        },
+                        None => Channel {
+                            outbound: self.outbound.clone(),
+                            notify: self.notify.clone(),
+                            close_stream: None,
+                            cancel: cancel.clone(),
+                        },
+                    };
+                    legacy::serve(&self.engine.server, &self.session, req, channel).instrument(span).await
+                }
+            }
+        };
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => None,
+            line = serve => Some(line),
+        }
+    }
+
+    /// Serves a JSON-RPC batch (2025-03-26 requires receiving them): every element concurrently, the
+    /// responses in one array, or nothing when the batch held only notifications.
+    pub async fn batch(&self, items: Vec<Box<RawValue>>) -> Option<String> {
+        let replies = futures_util::future::join_all(items.iter().map(|item| async move {
+            match super::classify::parse(item.get(), None) {
+                Err(rejected) => Some(error_json(rejected.id.as_ref(), &rejected.error)),
+                Ok(Message::Request(req)) if req.is_sequential() => Some(error_json(
+                    Some(&req.id),
+                    &ErrorObject::invalid_request(format!("`{}` must not be part of a batch", req.method)),
+                )),
+                Ok(Message::Request(req)) => self.serve(*req, None).await,
+                Ok(Message::Notification(note)) => {
+                    self.notification(note);
+                    None
+                }
+                Ok(Message::Response { id, outcome }) => {
+                    self.response(&id, outcome);
+                    None
+                }
+            }
+        }))
+        .await;
+        let replies: Vec<String> = replies.into_iter().flatten().collect();
+        (!replies.is_empty()).then(|| format!("[{}]", replies.join(",")))
+    }
+
+    pub fn notification(&self, note: Notification) {
+        match note.method.as_str() {
+            NOTIFY_INITIALIZED => self.session.mark_initialized(),
+            NOTIFY_CANCELLED => {
+                let params: Option<CancelledParams> =
+                    note.params.as_deref().and_then(|p| serde_json::from_str(p.get()).ok());
+                match params.and_then(|p| p.request_id) {
+                    Some(id) => match self.in_flight().get(&id) {
+                        Some(flight) => {
+                            tracing::debug!("request {id} cancelled by the client");
+                            flight.cancel.cancel();
+                        }
+                        None => tracing::debug!("cancellation of {id}, which is not in flight"),
+                    },
+                    None => tracing::debug!("ignoring a cancellation without a request id"),
+                }
+            }
+            other => tracing::debug!("ignoring notification {other}"),
+        }
+    }
+}

@@ -1,0 +1,36 @@
+//! The server and what the era adapters keep across requests: one per served endpoint, shared by its
+//! connections (stdio's one, or every HTTP request and session).
+
+use super::classify::{Answer, Classified, Headers};
+use super::modern::{self, Admitted, tasks::TaskStore};
+use crate::server::Server;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+pub(crate) struct Engine {
+    pub server: Server,
+    /// The tasks this endpoint runs (modern era, tasks extension).
+    tasks: Arc<TaskStore>,
+}
+
+impl Engine {
+    pub fn new(server: Server) -> Arc<Self> {
+        Arc::new(Self { server, tasks: Arc::default() })
+    }
+
+    /// Admits a modern request (every check that runs nothing; see [`modern::admit`]).
+    pub fn admit(&self, req: Classified, headers: Option<&dyn Headers>) -> Result<Admitted, Answer> {
+        modern::admit(&self.server, req, headers)
+    }
+
+    /// Serves an admitted modern request; `stream` is its response stream, if it has one.
+    pub async fn serve(
+        &self,
+        admitted: Admitted,
+        stream: Option<mpsc::Sender<String>>,
+        cancel: CancellationToken,
+    ) -> Answer {
+        admitted.serve(&self.server, &self.tasks, stream, cancel).await
+    }
+}

@@ -1,0 +1,186 @@
+//! The legacy era (2024-11-05 … 2025-11-25): `initialize` opens a session whose version and capabilities
+//! apply to every later request on the connection. A handler that suspends is served by the shim, through
+//! real server-to-client requests on the session.
+
+mod link;
+mod outbound;
+mod session;
+mod shape;
+mod shim;
+
+pub(crate) use link::{CloseStream, LegacyLink};
+pub(crate) use outbound::{Outbound, Pending};
+pub(crate) use session::Session;
+
+use super::classify::{Body, Classified};
+use crate::context::{self, Context, Extras, Scope};
+use crate::error::Error;
+use crate::protocol::{
+    Era, ErrorObject, InitializeParams, InitializeResult, ProtocolVersion, RequestId, TASKS_EXTENSION, error_json,
+    response_json,
+};
+use crate::server::Server;
+use crate::server::call::Call;
+use crate::server::dispatch::{Outcome, Reply, TaskPoints};
+use session::Peer;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+const NO_HTTP_SESSION: &str = "there is no session on this request: the server serves legacy HTTP without \
+     sessions. Serve HTTP with sessions, or keep state across rounds in locals that live across `.ask()`";
+
+/// What the connection lends one legacy request: where its messages go, and its cancellation.
+pub(crate) struct Channel {
+    /// Where server-to-client requests go; `None` where nothing can be pushed (legacy HTTP alone).
+    pub outbound: Option<Arc<Outbound>>,
+    /// Where the request's notifications (progress, logs) go.
+    pub notify: Option<mpsc::Sender<String>>,
+    /// Closes the request's response stream early (resumable HTTP streams).
+    pub close_stream: Option<CloseStream>,
+    pub cancel: CancellationToken,
+}
+
+/// Serves one legacy request on `session`; returns the response's JSON text.
+pub(crate) async fn serve(server: &Server, session: &Session, req: Classified, channel: Channel) -> String {
+    let progress_token = req.progress_token();
+    let Classified { id, method, body, .. } = req;
+    let version = || session.protocol_version().unwrap_or(ProtocolVersion::LATEST_LEGACY);
+    let reply = match body {
+        Body::Initialize(params) => initialize(server, session, params),
+        Body::Invalid(e) if method == "initialize" => Err(e),
+        _ if method == "ping" => Ok(Reply::empty()),
+        body => {
+            let Some(peer) = session.peer.get().cloned() else {
+                let e = ErrorObject::invalid_request(format!(
+                    "`{method}` before `initialize`: a legacy client must initialize first; a modern client sends \
+                     `_meta` with io.modelcontextprotocol/protocolVersion on every request"
+                ));
+                return error_json(Some(&id), &e);
+            };
+            match body {
+                Body::Serve { call, .. } => {
+                    let outcome =
+                        call_handler(server, session, peer, &id, &method, call, progress_token, channel).await;
+                    return finish(&id, &method, version(), outcome);
+                }
+                Body::Subscribe(uri) | Body::Unsubscribe(uri) if server.inner.registry.resolve(&uri).is_none() => {
+                    Err(Error::resource_not_found(uri))
+                }
+                Body::Subscribe(uri) => {
+                    session.subscribe(uri, true);
+                    Ok(Reply::empty())
+                }
+                Body::Unsubscribe(uri) => {
+                    session.subscribe(uri, false);
+                    Ok(Reply::empty())
+                }
+                Body::SetLevel(level) => {
+                    session.set_log_level(level);
+                    Ok(Reply::empty())
+                }
+                Body::Invalid(e) => Err(e),
+                // `server/discover` is routed as a probe; what is left is modern-only or unknown.
+                _ => Err(Error::rpc(ErrorObject::method_not_found(&method))),
+            }
+        }
+    };
+    finish(&id, &method, version(), reply.map_or_else(Outcome::Error, Outcome::Complete))
+}
+
+/// A request dispatch serves, on an initialized session: the shim takes over when the handler suspends.
+#[allow(clippy::too_many_arguments)]
+async fn call_handler(
+    server: &Server,
+    session: &Session,
+    peer: Arc<Peer>,
+    id: &RequestId,
+    method: &str,
+    call: Call,
+    progress_token: Option<crate::protocol::ProgressToken>,
+    channel: Channel,
+) -> Outcome {
+    let prepared = match server.prepare(&call) {
+        Ok(prepared) => prepared,
+        Err(e) => return Outcome::Error(e),
+    };
+    let options = server.options();
+    let scope = Scope {
+        request_id: id.clone(),
+        protocol_version: peer.protocol_version,
+        client_info: peer.client_info.clone(),
+        client_capabilities: peer.capabilities.clone(),
+    };
+    let link = Arc::new(LegacyLink {
+        outbound: channel.outbound,
+        notify: channel.notify,
+        peer,
+        timeout: options.round_timeout,
+        close_stream: channel.close_stream,
+    });
+    let extras = Extras {
+        cancel: Some(channel.cancel),
+        log_level: Some(session.log_level()),
+        progress_token,
+        session: match session.stateless {
+            true => context::Session::None(NO_HTTP_SESSION),
+            false => context::Session::Open(session.state.clone()),
+        },
+        client: Some(link.clone()),
+        announce: Some(server.announcer()),
+        auth: None,
+    };
+    let ctx = Context::with(scope, extras);
+    match prepared.run(&ctx, None, TaskPoints::PassThrough).await {
+        Outcome::Suspended(suspension) if options.legacy_shim => {
+            shim::fulfil(&prepared, method, &link, &ctx, options.max_rounds, suspension).await
+        }
+        other => other,
+    }
+}
+
+/// Negotiates the version (echo a supported legacy version, else offer the newest) and opens the session.
+fn initialize(server: &Server, session: &Session, params: Box<InitializeParams>) -> Result<Reply, Error> {
+    let params = *params;
+    let protocol_version = ProtocolVersion::parse(&params.protocol_version)
+        .filter(|v| v.era() == Era::Legacy)
+        .unwrap_or(ProtocolVersion::LATEST_LEGACY);
+    let peer = Peer { protocol_version, client_info: Some(params.client_info), capabilities: params.capabilities };
+    if session.peer.set(Arc::new(peer)).is_err() {
+        return Err(Error::rpc(ErrorObject::invalid_request("the session is already initialized")));
+    }
+    let inner = &server.inner;
+    // Tasks are a modern-era extension here: a legacy session's calls run synchronously.
+    let mut capabilities = inner.capabilities.clone();
+    if let Some(extensions) = &mut capabilities.extensions {
+        extensions.remove(TASKS_EXTENSION);
+        if extensions.is_empty() {
+            capabilities.extensions = None;
+        }
+    }
+    Reply::new(
+        InitializeResult {
+            protocol_version: protocol_version.as_str().to_owned(),
+            capabilities,
+            server_info: inner.info.clone(),
+            instructions: inner.instructions.clone(),
+        },
+        false,
+    )
+}
+
+/// Renders an outcome on the legacy wire.
+fn finish(id: &RequestId, method: &str, version: ProtocolVersion, outcome: Outcome) -> String {
+    match outcome {
+        Outcome::Complete(reply) => response_json(id, &reply),
+        Outcome::Suspended(_) => error_json(
+            Some(id),
+            &ErrorObject::internal(format!(
+                "Handler for {method} asked the client for input, but this request is served on protocol revision \
+                 {version}, which has no input_required vocabulary, and the legacy shim is off \
+                 (FastMcp::legacy_shim)"
+            )),
+        ),
+        Outcome::Error(e) => error_json(Some(id), &e.to_error_object(Era::Legacy)),
+    }
+}

@@ -1,0 +1,297 @@
+//! The modern era (2026-07-28): every request carries its own `_meta` envelope and is served statelessly.
+//!
+//! A request is first admitted — headers against the body, envelope, method, params, in the order the spec's
+//! error ladder gives — without running anything, so a transport can still answer with the right status
+//! before it commits to a stream. Then it is served: request state opened, the handler run, a suspension
+//! turned into `input_required` (or a task), the result rendered with `resultType`, cache hints and
+//! `serverInfo`.
+
+mod envelope;
+mod headers;
+pub(crate) mod link;
+mod listen;
+mod state;
+pub(crate) mod tasks;
+
+use super::classify::{Answer, Body, Classified, Delivery, Headers, Retry, Status};
+use crate::context::{self, Context, Extras};
+use crate::error::Error;
+use crate::flow::Resume;
+use crate::handler::TaskSupport;
+use crate::protocol::{
+    DiscoverResult, Era, ErrorObject, InputRequiredResult, JsonObject, META_SERVER_INFO, METHOD_LISTEN,
+    ProtocolVersion, RequestId, TASKS_EXTENSION, codes, error_json, response_json,
+};
+use crate::server::Server;
+use crate::server::call::Call;
+use crate::server::dispatch::{Outcome, Reply, TaskPoints};
+use envelope::Envelope;
+use link::ModernLink;
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use tasks::{Steer, TaskStart, TaskStore};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
+
+/// Methods of the legacy era that 2026-07-28 removed: `-32601` when called with a modern envelope.
+const REMOVED: [&str; 5] = ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
+
+const NO_SESSION: &str = "there is no session on this request: the modern protocol (2026-07-28) is stateless. Keep \
+     state across rounds in locals that live across `.ask()` (they travel in the request state), or mint your own \
+     handles and pass them as tool arguments";
+
+/// A modern request that passed every check that needs nothing run: ready to serve.
+pub(crate) struct Admitted {
+    id: RequestId,
+    method: String,
+    envelope: Envelope,
+    body: Body,
+    delivery: Delivery,
+    span: tracing::Span,
+}
+
+/// What a modern request came to, before it is rendered on the wire.
+pub(crate) enum Wire {
+    Complete(Reply),
+    InputRequired(InputRequiredResult),
+    /// A `CreateTaskResult`'s body (`resultType: "task"`).
+    Task(Reply),
+    Error(Error),
+}
+
+impl Wire {
+    fn reply(result: impl Serialize, cacheable: bool) -> Self {
+        Reply::new(result, cacheable).map_or_else(Wire::Error, Wire::Complete)
+    }
+}
+
+/// Admits a modern request. `headers` are the HTTP request's (stdio has none): `MCP-Protocol-Version`
+/// against the envelope (`-32020`), the envelope (`-32022`, `-32602`; HTTP 400), the method (`-32601`, 404),
+/// the params (`-32602`; 400 on HTTP where the headers mirror them: a request the header check can't read is
+/// refused, never served unchecked), the standard headers and `Mcp-Param-*` against the params (`-32020`).
+pub(crate) fn admit(server: &Server, req: Classified, headers: Option<&dyn Headers>) -> Result<Admitted, Answer> {
+    let delivery = req.delivery();
+    let span = req.span(None);
+    let entered = span.enter();
+    let Classified { id, method, meta, body, .. } = req;
+    let refuse = |status, e: &ErrorObject| Answer { json: error_json(Some(&id), e), status };
+    let mismatch = |why: String| ErrorObject::new(codes::HEADER_MISMATCH, format!("Header mismatch: {why}"));
+    if let Some(headers) = headers {
+        headers::check_version(headers, &meta).map_err(|why| refuse(Status::BadRequest, &mismatch(why)))?;
+    }
+    let envelope = envelope::open(&id, meta).map_err(|e| refuse(Status::BadRequest, &e))?;
+    match &body {
+        Body::Unknown => return Err(refuse(Status::NotFound, &ErrorObject::method_not_found(&method))),
+        _ if REMOVED.contains(&method.as_str()) => {
+            let e = ErrorObject::new(
+                codes::METHOD_NOT_FOUND,
+                format!("Method not found: {method} was removed in protocol revision 2026-07-28"),
+            );
+            return Err(refuse(Status::NotFound, &e));
+        }
+        Body::Invalid(e) => {
+            let unreadable = headers.is_some() && headers::mirrored(&method).is_some();
+            let status = if unreadable { Status::BadRequest } else { Status::Ok };
+            return Err(refuse(status, &e.to_error_object(Era::Modern)));
+        }
+        _ => {}
+    }
+    if let Some(headers) = headers {
+        headers::check_standard(headers, &method, &body).map_err(|why| refuse(Status::BadRequest, &mismatch(why)))?;
+        if let Body::Serve { call: Call::Tool { name, arguments }, .. } = &body
+            && let Some(tool) = server.inner.registry.tools.get(name)
+        {
+            headers::check_params(headers, tool, arguments.as_deref())
+                .map_err(|why| refuse(Status::BadRequest, &mismatch(why)))?;
+        }
+    }
+    drop(entered);
+    Ok(Admitted { id, method, envelope, body, delivery, span })
+}
+
+impl Admitted {
+    /// How the answer travels on HTTP.
+    pub fn delivery(&self) -> Delivery {
+        self.delivery
+    }
+
+    /// Serves the request. `stream` is its response stream when it has one (progress, logs and
+    /// subscriptions travel on it); `cancel` fires when the client goes away.
+    pub async fn serve(
+        self,
+        server: &Server,
+        tasks: &Arc<TaskStore>,
+        stream: Option<mpsc::Sender<String>>,
+        cancel: CancellationToken,
+    ) -> Answer {
+        let span = self.span.clone();
+        self.serve_in_span(server, tasks, stream, cancel).instrument(span).await
+    }
+
+    async fn serve_in_span(
+        self,
+        server: &Server,
+        tasks: &Arc<TaskStore>,
+        stream: Option<mpsc::Sender<String>>,
+        cancel: CancellationToken,
+    ) -> Answer {
+        let Admitted { id, method, envelope, body, .. } = self;
+        let Envelope { scope, log_level, progress_token } = envelope;
+        let wire = match body {
+            Body::Bare => discover(server),
+            Body::Listen(params) => listen::listen(server, &id, &params.notifications, stream.as_ref(), cancel).await,
+            Body::Serve { call, retry } => {
+                let extras = Extras {
+                    cancel: Some(cancel),
+                    log_level,
+                    progress_token,
+                    session: context::Session::None(NO_SESSION),
+                    client: Some(Arc::new(ModernLink { stream })),
+                    announce: Some(server.announcer()),
+                    auth: None,
+                };
+                serve_call(server, tasks, &Context::with(scope, extras), call, retry).await
+            }
+            Body::TaskGet(task) => tasks::steer(tasks, &scope.client_capabilities, &method, &task, Steer::Get),
+            Body::TaskCancel(task) => tasks::steer(tasks, &scope.client_capabilities, &method, &task, Steer::Cancel),
+            Body::TaskUpdate { task_id, responses } => {
+                tasks::steer(tasks, &scope.client_capabilities, &method, &task_id, Steer::Update(responses))
+            }
+            // Admission let through only the methods above: removed, unknown and invalid ones were answered.
+            Body::Initialize(_)
+            | Body::SetLevel(_)
+            | Body::Subscribe(_)
+            | Body::Unsubscribe(_)
+            | Body::Invalid(_)
+            | Body::Unknown => Wire::Error(Error::internal(format!("{method} is not served on protocol 2026-07-28"))),
+        };
+        // A missing client capability is 400 on HTTP; other handler errors stay in-band.
+        let status = match &wire {
+            Wire::Error(e) if e.code() == Some(codes::MISSING_REQUIRED_CLIENT_CAPABILITY) => Status::BadRequest,
+            _ => Status::Ok,
+        };
+        Answer { json: render(server, &id, wire), status }
+    }
+}
+
+/// A call dispatch serves: its state opened (if it brings any), its rounds run, a suspension sealed into
+/// `input_required` or made a task.
+async fn serve_call(server: &Server, tasks: &Arc<TaskStore>, ctx: &Context, call: Call, retry: Retry) -> Wire {
+    let prepared = match server.prepare(&call) {
+        Ok(prepared) => prepared,
+        Err(e) => return Wire::Error(e),
+    };
+    let Retry { mut input_responses, request_state } = retry;
+    // A tool that supports tasks runs as one for a client that negotiated them.
+    let negotiated = tasks::negotiated(ctx.client_capabilities());
+    let tool = prepared.tool();
+    let support = tool.map_or(TaskSupport::Forbidden, |t| t.task_support);
+    if support == TaskSupport::Required && !negotiated {
+        let name = tool.map_or("", |t| t.name.as_str());
+        return Wire::Error(tasks::missing_extension(format!(
+            "Tool `{name}` runs only as a task: declare the {TASKS_EXTENSION} extension in the request's client \
+             capabilities"
+        )));
+    }
+    let as_task = negotiated && support != TaskSupport::Forbidden;
+    let first_round = request_state.is_none();
+    let task = |resume: Option<Resume>| match &call {
+        Call::Tool { name, arguments } => {
+            let start = TaskStart { tool: name.clone(), arguments: arguments.clone(), resume };
+            tasks::create(server, tasks, ctx, start)
+        }
+        _ => Wire::Error(Error::internal("only a tool call becomes a task")),
+    };
+    // Unless the body places the switch itself (`run_as_task()`), the call becomes a task before it runs.
+    if as_task && first_round && !tool.is_some_and(|t| t.task_step) {
+        return task(None);
+    }
+    let Some(binding) = prepared.binding() else {
+        // Lists and completions never suspend: one round.
+        return outcome(prepared.run(ctx, None, TaskPoints::PassThrough).await);
+    };
+    let resume = match request_state {
+        None => None,
+        Some(token) => match state::open(server, &binding, token, input_responses.take()) {
+            Ok(state::Opened::Resume(resume)) => Some(resume),
+            Ok(state::Opened::AskAgain(again)) => return Wire::InputRequired(again),
+            Err(e) => return Wire::Error(e),
+        },
+    };
+    let points = if as_task { TaskPoints::Stop } else { TaskPoints::PassThrough };
+    let mut round = prepared.run(ctx, resume, points).await;
+    if first_round && let Outcome::Suspended(suspension) = round {
+        round = match state::answered_upfront(suspension, &mut input_responses) {
+            Ok(resume) => prepared.run(ctx, Some(resume), points).await,
+            Err(suspension) => Outcome::Suspended(suspension),
+        };
+    }
+    match round {
+        Outcome::Suspended(s) if s.task => {
+            task(Some(Resume { step: s.step, locals: s.locals, responses: Default::default() }))
+        }
+        Outcome::Suspended(s) => {
+            state::seal(server, ctx.client_capabilities(), &binding, s).map_or_else(Wire::Error, Wire::InputRequired)
+        }
+        other => outcome(other),
+    }
+}
+
+fn outcome(outcome: Outcome) -> Wire {
+    match outcome {
+        Outcome::Complete(reply) => Wire::Complete(reply),
+        Outcome::Error(e) => Wire::Error(e),
+        Outcome::Suspended(_) => Wire::Error(Error::internal("a suspended round reached the wire unsealed")),
+    }
+}
+
+/// `server/discover` without the modern envelope: a probe, answered in either era so clients find us.
+pub(crate) fn probe(server: &Server, id: &RequestId) -> String {
+    render(server, id, discover(server))
+}
+
+/// `server/discover`: what the server supports.
+fn discover(server: &Server) -> Wire {
+    let inner = &server.inner;
+    // `resources.subscribe` means `resourceSubscriptions` on `subscriptions/listen` here, and
+    // `resources/subscribe` on legacy sessions: both are served.
+    let result = DiscoverResult {
+        supported_versions: ProtocolVersion::MODERN.iter().map(|v| v.as_str().to_owned()).collect(),
+        capabilities: inner.capabilities.clone(),
+        instructions: inner.instructions.clone(),
+    };
+    Wire::reply(result, true)
+}
+
+/// Renders an outcome on the modern wire: `resultType` and `serverInfo` on every result, cache hints where the
+/// spec requires them, and the modern codes for errors.
+fn render(server: &Server, id: &RequestId, wire: Wire) -> String {
+    let (mut reply, result_type) = match wire {
+        Wire::Complete(reply) => (reply, "complete"),
+        Wire::InputRequired(input) => match Reply::new(input, false) {
+            Ok(reply) => (reply, "input_required"),
+            Err(e) => return error_json(Some(id), &e.to_error_object(Era::Modern)),
+        },
+        Wire::Task(reply) => (reply, "task"),
+        Wire::Error(e) => return error_json(Some(id), &e.to_error_object(Era::Modern)),
+    };
+    let inner = &server.inner;
+    reply.fields.insert("resultType".into(), result_type.into());
+    if reply.cacheable && result_type == "complete" {
+        let ttl = u64::try_from(inner.options.cache_ttl.as_millis()).unwrap_or(u64::MAX);
+        reply.fields.insert("ttlMs".into(), ttl.into());
+        reply.fields.insert("cacheScope".into(), json!(inner.options.cache_scope));
+    }
+    let meta = reply.fields.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
+    if let Value::Object(meta) = meta {
+        meta.insert(META_SERVER_INFO.into(), inner.server_info_meta.clone());
+    }
+    response_json(id, &reply)
+}
+
+/// Whether a method's request stays open until the client leaves (a subscription).
+pub(crate) fn is_subscription(method: &str) -> bool {
+    method == METHOD_LISTEN
+}

@@ -1,0 +1,83 @@
+//! The serve entry points: [`FastMcp::run`], [`Server::serve_stdio`], [`Server::serve_io`] and
+//! [`Server::serve_http`] (hyper-util's accept loop around the [`McpService`](crate::McpService)), and
+//! `run()`'s own log subscriber.
+
+#[cfg(feature = "http")]
+mod accept;
+
+use crate::error::{Error, Result};
+use crate::server::{FastMcp, Server, Transport};
+
+impl FastMcp {
+    /// Builds the server and serves it: on the transport set with [`transport`](Self::transport), else as
+    /// `FASTMCP_TRANSPORT` says (`stdio`, the default, or `http` with `FASTMCP_HOST`, `FASTMCP_PORT` and
+    /// `FASTMCP_PATH`; 127.0.0.1, 8000 and `/mcp` by default). Unless the application installed its own
+    /// `tracing` subscriber, logs go to stderr, filtered by `RUST_LOG` (feature `tracing-subscriber`).
+    pub async fn run(self) -> Result<()> {
+        init_tracing();
+        let transport = match self.chosen_transport() {
+            Some(transport) => transport.clone(),
+            None => Transport::from_env()?,
+        };
+        let server = self.build()?;
+        let info = &server.inner.info;
+        match transport {
+            Transport::Stdio => {
+                tracing::info!(
+                    "{} {} serving MCP on stdio (both eras: initialize, or _meta per request)",
+                    info.name,
+                    info.version
+                );
+                server.serve_stdio().await
+            }
+            #[cfg(feature = "http")]
+            Transport::Http(options) => {
+                tracing::info!("{} {}", info.name, info.version);
+                server.serve_http(options).await
+            }
+            #[cfg(not(feature = "http"))]
+            Transport::Http(_) => {
+                Err(Error::msg("this build of fastmcp serves stdio only: enable the `http` feature to serve HTTP"))
+            }
+        }
+    }
+}
+
+impl Server {
+    /// Serves on this process's stdin and stdout.
+    pub async fn serve_stdio(&self) -> Result<()> {
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves newline-delimited JSON-RPC on any byte stream pair (stdio, a socket, an in-memory pipe).
+    pub async fn serve_io<R, W>(&self, reader: R, writer: W) -> Result<()>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        crate::transport::stdio::serve(self.clone(), reader, writer).await.map_err(Error::from)
+    }
+
+    /// Serves Streamable HTTP on `options.addr` and `options.path` until SIGINT or SIGTERM, then lets
+    /// requests in flight finish.
+    #[cfg(feature = "http")]
+    pub async fn serve_http(&self, options: crate::server::HttpOptions) -> Result<()> {
+        accept::serve(self.clone(), options).await.map_err(Error::from)
+    }
+}
+
+/// Logs go to stderr (stdout is the protocol on stdio). `RUST_LOG` filters; the default is `info`. Does
+/// nothing if the application installed its own subscriber, or without the `tracing-subscriber` feature.
+pub fn init_tracing() {
+    #[cfg(feature = "tracing-subscriber")]
+    {
+        use std::io::IsTerminal as _;
+        let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        let _ = tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::stderr().is_terminal())
+            .with_env_filter(filter)
+            .try_init();
+    }
+}

@@ -1,0 +1,394 @@
+//! The `FastMcp` builder: what a server author registers and configures, checked and frozen into a
+//! [`Server`] by [`FastMcp::build`].
+
+use super::changes::Changes;
+use super::registry::{Registration, Registry};
+use super::running::{Server, ServerInner};
+use crate::error::{Error, Result};
+use crate::handler::{PromptHandler, ResourceHandler, TaskSupport, ToolHandler};
+use crate::protocol::{
+    CacheScope, Implementation, JsonObject, ListChangedCapability, ResourcesCapability, ServerCapabilities,
+};
+use crate::state::{RequestStateConfig, StateCodec};
+use std::net::SocketAddr;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// Builds a server: register handlers, set options, then [`run`](FastMcp::run).
+///
+/// ```no_run
+/// # use fastmcp::prelude::*;
+/// # #[tool] async fn greet(name: String) -> String { name }
+/// # async fn main_() -> fastmcp::Result<()> {
+/// FastMcp::new("greeter").version("1.0.0").tool(greet).run().await
+/// # }
+/// ```
+pub struct FastMcp {
+    transport: Option<Transport>,
+    info: Implementation,
+    instructions: Option<String>,
+    registration: Registration,
+    options: Options,
+    request_state: RequestStateConfig,
+}
+
+/// Limits and tunables. Every limit is bounded; the defaults suit a local server.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Items per `*/list` page.
+    pub page_size: usize,
+    /// `ttlMs` on modern list, read and discover results.
+    pub cache_ttl: Duration,
+    /// `cacheScope` on modern list, read and discover results.
+    pub cache_scope: CacheScope,
+    /// The largest inbound message (one stdio line), in bytes.
+    pub max_message_bytes: usize,
+    /// How long requests still running at end of input (stdin EOF) may take to finish.
+    pub shutdown_grace: Duration,
+    /// Legacy sessions: serve handlers that `.ask()` by sending the client real requests.
+    pub legacy_shim: bool,
+    /// Legacy sessions: the most rounds one request may take before it fails.
+    pub max_rounds: u32,
+    /// Legacy sessions: how long one round may wait for the client's answers.
+    pub round_timeout: Duration,
+    /// How long one round of a tool call may run before it is stopped; `None`: no limit.
+    pub tool_timeout: Option<Duration>,
+    /// HTTP: the most legacy sessions open at once; `initialize` beyond it gets 503.
+    pub max_sessions: usize,
+    /// HTTP: a legacy session unused this long is ended.
+    pub session_idle_timeout: Duration,
+    /// HTTP: how long a client waits before reconnecting to a legacy session's stream (the SSE `retry`).
+    pub sse_retry: Duration,
+    /// HTTP: events kept per legacy stream for a client that reconnects with `Last-Event-ID`.
+    pub sse_replay_events: usize,
+    /// HTTP: streams kept per legacy session for resumption; the oldest finished go first.
+    pub sse_replay_streams: usize,
+    /// HTTP: a comment on idle long-lived streams (subscriptions, the GET stream) this often, so proxies
+    /// keep them open.
+    pub keep_alive: Duration,
+    /// Tasks: the most kept at once (running or finished, until each expires); a call beyond it fails.
+    pub max_tasks: usize,
+    /// Tasks: how long a task stays retrievable after it was created (`ttlMs`); a task still running then
+    /// is stopped.
+    pub task_ttl: Duration,
+    /// Tasks: how often clients are told to poll (`pollIntervalMs`).
+    pub task_poll_interval: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            page_size: 100,
+            cache_ttl: Duration::ZERO,
+            cache_scope: CacheScope::Private,
+            max_message_bytes: 4 * 1024 * 1024,
+            shutdown_grace: Duration::from_secs(10),
+            legacy_shim: true,
+            max_rounds: 8,
+            round_timeout: Duration::from_secs(600),
+            tool_timeout: None,
+            max_sessions: 10_000,
+            session_idle_timeout: Duration::from_secs(30 * 60),
+            sse_retry: Duration::from_secs(1),
+            sse_replay_events: 256,
+            sse_replay_streams: 32,
+            keep_alive: Duration::from_secs(15),
+            max_tasks: 1_000,
+            task_ttl: Duration::from_secs(60 * 60),
+            task_poll_interval: Duration::from_millis(500),
+        }
+    }
+}
+impl FastMcp {
+    /// A server that introduces itself to clients by this name.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            transport: None,
+            info: Implementation::new(name, "0.0.0"),
+            instructions: None,
+            registration: Registration::default(),
+            options: Options::default(),
+            request_state: RequestStateConfig::default(),
+        }
+    }
+
+    /// How request state is signed (keys, TTL, size cap; sealing with the `sealed-state` feature). Without
+    /// keys, a random per-process key is made on first use: flows then survive neither a restart nor a move
+    /// to another replica, which the server says once on stderr.
+    pub fn request_state(mut self, config: RequestStateConfig) -> Self {
+        self.request_state = config;
+        self
+    }
+
+    /// The version clients see in `serverInfo` (e.g. `env!("CARGO_PKG_VERSION")`).
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.info.version = version.into();
+        self
+    }
+
+    /// A human-readable title for `serverInfo`.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// Instructions for the model, sent at `initialize` and `server/discover`.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Registers a tool (a fn marked `#[tool]`, or any [`ToolHandler`]).
+    pub fn tool(mut self, tool: impl ToolHandler) -> Self {
+        self.registration.tools.push(Arc::new(tool));
+        self
+    }
+
+    /// Registers a prompt (a fn marked `#[prompt]`, or any [`PromptHandler`]).
+    pub fn prompt(mut self, prompt: impl PromptHandler) -> Self {
+        self.registration.prompts.push(Arc::new(prompt));
+        self
+    }
+
+    /// Registers a resource or resource template (a fn marked `#[resource(...)]`, or any [`ResourceHandler`]).
+    pub fn resource(mut self, resource: impl ResourceHandler) -> Self {
+        self.registration.resources.push(Arc::new(resource));
+        self
+    }
+
+    /// Items per `*/list` page (at least 1; default 100).
+    pub fn page_size(mut self, items: usize) -> Self {
+        self.options.page_size = items.max(1);
+        self
+    }
+
+    /// Cache hints for modern list, read and discover results (default: `ttlMs: 0`, `private`).
+    pub fn cache_hints(mut self, ttl: Duration, scope: CacheScope) -> Self {
+        self.options.cache_ttl = ttl;
+        self.options.cache_scope = scope;
+        self
+    }
+
+    /// The largest inbound message in bytes (default 4 MiB). Larger ones are answered with an error.
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.options.max_message_bytes = bytes.max(1024);
+        self
+    }
+
+    /// How long in-flight requests may run after the client closes stdin (default 10 s).
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.options.shutdown_grace = grace;
+        self
+    }
+
+    /// Whether handlers that `.ask()` work on legacy sessions, through real server-to-client requests
+    /// (default on). Off, such a request fails with an error that says so.
+    pub fn legacy_shim(mut self, on: bool) -> Self {
+        self.options.legacy_shim = on;
+        self
+    }
+
+    /// The most rounds one legacy request may take through the shim (default 8, at least 1).
+    pub fn max_rounds(mut self, rounds: u32) -> Self {
+        self.options.max_rounds = rounds.max(1);
+        self
+    }
+
+    /// How long one shim round waits for the client's answers (default 10 minutes: people answer forms).
+    pub fn round_timeout(mut self, timeout: Duration) -> Self {
+        self.options.round_timeout = timeout;
+        self
+    }
+
+    /// Stops a tool call whose round runs longer than this (an `isError` result says so; the handler's future
+    /// is dropped and its context's cancellation token fires). A tool can set its own limit.
+    pub fn tool_timeout(mut self, limit: Duration) -> Self {
+        self.options.tool_timeout = Some(limit);
+        self
+    }
+
+    /// HTTP: the most legacy sessions open at once (default 10 000).
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.options.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// HTTP: how long an unused legacy session lives (default 30 minutes).
+    pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
+        self.options.session_idle_timeout = idle;
+        self
+    }
+
+    /// HTTP: what a legacy session keeps so a client that lost a stream can resume it with `Last-Event-ID`
+    /// — `events` per stream (default 256) and `streams` per session (default 32) — and the `retry` delay
+    /// its streams announce (default 1 s).
+    pub fn sse_replay(mut self, events: usize, streams: usize, retry: Duration) -> Self {
+        self.options.sse_replay_events = events.max(1);
+        self.options.sse_replay_streams = streams.max(1);
+        self.options.sse_retry = retry;
+        self
+    }
+
+    /// HTTP: how often idle long-lived streams carry a keep-alive comment (default 15 s).
+    pub fn keep_alive(mut self, every: Duration) -> Self {
+        self.options.keep_alive = every;
+        self
+    }
+
+    /// Tasks: the most kept at once, running or finished until they expire (default 1 000, at least 1). A
+    /// call that would make one more fails with an error that says so.
+    pub fn max_tasks(mut self, tasks: usize) -> Self {
+        self.options.max_tasks = tasks.max(1);
+        self
+    }
+
+    /// Tasks: how long each stays retrievable after it is created, its `ttlMs` (default 1 hour, at least
+    /// 1 ms). A task still running when it expires is stopped and forgotten.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.options.task_ttl = ttl.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Tasks: the `pollIntervalMs` clients are given (default 500 ms, at least 1 ms).
+    pub fn task_poll_interval(mut self, interval: Duration) -> Self {
+        self.options.task_poll_interval = interval.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Checks the registrations (unique names, valid templates) and freezes them into a [`Server`].
+    pub fn build(self) -> Result<Server> {
+        let registry = Registry::build(self.registration, self.options.page_size)?;
+        let capabilities = capabilities(&registry);
+        let server_info_meta = serde_json::to_value(&self.info)?;
+        // Configured keys are checked now, so a bad key stops start-up; the per-process key waits for a
+        // handler that suspends.
+        let state = OnceLock::new();
+        if self.request_state.has_keys() {
+            let codec =
+                StateCodec::new(self.request_state.clone()).map_err(|e| Error::msg(format!("request state: {e}")))?;
+            let _ = state.set(codec);
+        }
+        Ok(Server {
+            inner: Arc::new(ServerInner {
+                info: self.info,
+                instructions: self.instructions,
+                capabilities,
+                registry,
+                options: self.options,
+                server_info_meta,
+                request_state: self.request_state,
+                state,
+                changes: Changes::default(),
+                closing: CancellationToken::new(),
+            }),
+        })
+    }
+
+    /// Where [`run`](Self::run) serves. Set in code, it wins over the environment.
+    pub fn transport(mut self, transport: Transport) -> Self {
+        self.transport = Some(transport);
+        self
+    }
+
+    /// What [`run`](Self::run) serves on, when set in code.
+    pub(crate) fn chosen_transport(&self) -> Option<&Transport> {
+        self.transport.as_ref()
+    }
+}
+
+/// Where and how the Streamable HTTP endpoint serves (see [`Transport::Http`]).
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    pub addr: SocketAddr,
+    /// The MCP endpoint's path (default `/mcp`).
+    pub path: String,
+    /// Legacy clients get sessions (default). Off, every legacy request is served alone: no
+    /// `Mcp-Session-Id`, `GET` and `DELETE` answer 405, nothing can be pushed to the client, and only
+    /// state-only `.ask()` rounds work — any replica can serve any request. Modern requests are stateless
+    /// either way.
+    pub sessions: bool,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self { addr: SocketAddr::from(([127, 0, 0, 1], 8000)), path: "/mcp".into(), sessions: true }
+    }
+}
+
+/// Where a server serves.
+#[derive(Debug, Clone)]
+pub enum Transport {
+    /// Newline-delimited JSON-RPC on stdin/stdout.
+    Stdio,
+    /// Streamable HTTP on one endpoint.
+    Http(HttpOptions),
+}
+
+impl Transport {
+    /// `FASTMCP_TRANSPORT=stdio|http`, with `FASTMCP_HOST`, `FASTMCP_PORT`, `FASTMCP_PATH` and
+    /// `FASTMCP_STATELESS` (legacy requests without sessions) for HTTP.
+    pub fn from_env() -> Result<Self> {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        match var("FASTMCP_TRANSPORT").as_deref().map(str::trim) {
+            None | Some("stdio") => Ok(Transport::Stdio),
+            Some("http") => {
+                let mut options = HttpOptions::default();
+                if let Some(host) = var("FASTMCP_HOST") {
+                    let ip = host.trim().parse().map_err(|_| {
+                        Error::msg(format!("FASTMCP_HOST must be an IP address such as 127.0.0.1, not {host:?}"))
+                    })?;
+                    options.addr.set_ip(ip);
+                }
+                if let Some(port) = var("FASTMCP_PORT") {
+                    let port = port
+                        .trim()
+                        .parse()
+                        .map_err(|_| Error::msg(format!("FASTMCP_PORT must be a port number, not {port:?}")))?;
+                    options.addr.set_port(port);
+                }
+                if let Some(stateless) = var("FASTMCP_STATELESS") {
+                    options.sessions = match stateless.trim() {
+                        "1" | "true" => false,
+                        "0" | "false" => true,
+                        other => {
+                            return Err(Error::msg(format!("FASTMCP_STATELESS must be true or false, not {other:?}")));
+                        }
+                    };
+                }
+                if let Some(path) = var("FASTMCP_PATH") {
+                    if !path.starts_with('/') {
+                        return Err(Error::msg(format!("FASTMCP_PATH must start with `/`, not {path:?}")));
+                    }
+                    options.path = path;
+                }
+                Ok(Transport::Http(options))
+            }
+            Some(other) => Err(Error::msg(format!("FASTMCP_TRANSPORT must be `stdio` or `http`, not {other:?}"))),
+        }
+    }
+}
+
+/// Capabilities follow what is registered: nothing is advertised that the server cannot serve. The tasks
+/// extension is advertised when a tool supports tasks (under `extensions`, never the legacy `tasks` slot).
+fn capabilities(registry: &Registry) -> ServerCapabilities {
+    let has_prompts = !registry.prompts.is_empty();
+    let has_tasks = registry.tools.values().any(|t| t.task_support != TaskSupport::Forbidden);
+    let extensions = has_tasks.then(|| {
+        let mut extensions = JsonObject::new();
+        extensions.insert(crate::protocol::TASKS_EXTENSION.into(), serde_json::Value::Object(JsonObject::new()));
+        extensions
+    });
+    let has_resources = !registry.resources.is_empty() || !registry.templates.is_empty();
+    ServerCapabilities {
+        logging: Some(JsonObject::new()),
+        completions: (has_prompts || !registry.templates.is_empty()).then(JsonObject::new),
+        // Changes reach clients through `Server::notify_list_changed`.
+        tools: (!registry.tools.is_empty()).then_some(ListChangedCapability { list_changed: Some(true) }),
+        prompts: has_prompts.then_some(ListChangedCapability { list_changed: Some(true) }),
+        // Legacy sessions may subscribe to a resource's updates.
+        resources: has_resources.then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
+        extensions,
+        ..ServerCapabilities::default()
+    }
+}

@@ -1,0 +1,89 @@
+//! A built server: the frozen registry and options every connection shares, the request-state codec, and
+//! the fan-out of changes to clients.
+
+use super::builder::Options;
+use super::changes::{Change, Changes};
+use super::registry::Registry;
+use crate::context::Announce;
+use crate::error::{Error, Result};
+use crate::protocol::{Implementation, ListChanged, ServerCapabilities};
+use crate::state::{RequestStateConfig, StateCodec};
+use std::sync::{Arc, OnceLock};
+use tokio_util::sync::CancellationToken;
+
+/// A built server: immutable, cheap to clone, shared by every connection.
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) inner: Arc<ServerInner>,
+}
+
+pub(crate) struct ServerInner {
+    pub info: Implementation,
+    pub instructions: Option<String>,
+    pub capabilities: ServerCapabilities,
+    pub registry: Registry,
+    pub options: Options,
+    /// `serverInfo` as JSON, stamped on every modern result.
+    pub server_info_meta: serde_json::Value,
+    pub request_state: RequestStateConfig,
+    /// Made at build time when keys were configured, else on first use.
+    pub state: OnceLock<StateCodec>,
+    pub changes: Changes,
+    /// Fires when the server shuts down: long-lived streams (`subscriptions/listen`, the legacy GET stream)
+    /// end so in-flight requests can finish.
+    pub closing: CancellationToken,
+}
+
+impl Server {
+    pub fn options(&self) -> &Options {
+        &self.inner.options
+    }
+
+    /// Tells clients a list changed: legacy sessions on their own stream, modern clients on the
+    /// `subscriptions/listen` streams that asked for it. Handlers can use
+    /// [`Context::notify_list_changed`](crate::Context::notify_list_changed).
+    pub fn notify_list_changed(&self, list: ListChanged) {
+        self.inner.list_changed(list);
+    }
+
+    /// Tells clients the contents of the resource at `uri` changed, so they should read it again: legacy
+    /// sessions that subscribed to it (`resources/subscribe`), modern clients on the `subscriptions/listen`
+    /// streams that named it in `resourceSubscriptions`. Handlers can use
+    /// [`Context::notify_resource_updated`](crate::Context::notify_resource_updated).
+    pub fn notify_resource_updated(&self, uri: impl Into<String>) {
+        self.inner.resource_updated(uri.into());
+    }
+
+    /// Starts shutting down: subscriptions and standalone streams, which never end on their own, end now (a
+    /// listen request with its final result), so requests in flight can finish and connections close.
+    pub fn close(&self) {
+        self.inner.closing.cancel();
+    }
+
+    /// The request-state codec, made on first use when no keys were configured.
+    pub(crate) fn state_codec(&self) -> Result<&StateCodec> {
+        if let Some(codec) = self.inner.state.get() {
+            return Ok(codec);
+        }
+        let codec = StateCodec::new(self.inner.request_state.clone())
+            .map_err(|e| Error::internal(format!("request state: {e}")))?;
+        Ok(self.inner.state.get_or_init(|| codec))
+    }
+}
+
+impl Server {
+    /// What a handler's context announces changes through (`Context::notify_list_changed`).
+    pub(crate) fn announcer(&self) -> Arc<dyn Announce> {
+        self.inner.clone()
+    }
+}
+
+impl Announce for ServerInner {
+    fn list_changed(&self, list: ListChanged) {
+        self.changes.publish(Change::List(list));
+    }
+
+    fn resource_updated(&self, uri: String) {
+        self.changes.publish(Change::Resource(uri.into()));
+    }
+}

@@ -1,0 +1,420 @@
+//! The Streamable HTTP endpoint as a `tower` [`Service`]: routing by HTTP method, the checks HTTP itself
+//! owns (`Host`/`Origin`, content type, `Accept`, body size), legacy sessions and their resumable streams.
+//!
+//! It names no MCP method and no `_meta` key: each message is classified by the era adapter, which also says
+//! whether it needs a session and how its answer travels (JSON or a stream). Path-agnostic, so it mounts
+//! wherever an application routes it (`Router::route_service("/mcp", service)` in axum).
+
+use super::origin;
+use super::session::Sessions;
+use super::sse::{self, Body, EventLog, Response, Retention};
+use crate::era::{self, Answer, Classified, Connection, Delivery, Engine, Message, SessionUse, Status, Stream};
+use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, codes, error_json};
+use crate::server::Server;
+use bytes::Bytes;
+use http::header::{self, HeaderMap, HeaderValue};
+use http::{Method, StatusCode};
+use http_body_util::{BodyExt as _, Full, Limited};
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Once};
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+const SESSION: &str = "mcp-session-id";
+const LAST_EVENT_ID: &str = "last-event-id";
+
+/// How the endpoint serves, beyond the server's own options.
+#[derive(Debug, Clone)]
+pub struct ServiceOptions {
+    /// Legacy clients get sessions (default). Off, every legacy request is served alone (see
+    /// [`HttpOptions::sessions`](crate::server::HttpOptions::sessions)).
+    pub sessions: bool,
+    /// Refuse (403) requests whose `Host` or `Origin` is not a loopback address: DNS-rebinding protection
+    /// for a server on a local port (default on). Turn it off when the endpoint is served under a real host
+    /// name, behind your own checks.
+    pub local_only: bool,
+}
+
+impl Default for ServiceOptions {
+    fn default() -> Self {
+        Self { sessions: true, local_only: true }
+    }
+}
+
+/// The MCP endpoint, one `tower` service for both eras. Cheap to clone: clones share sessions and tasks.
+///
+/// ```no_run
+/// # use fastmcp::prelude::*;
+/// # #[tool] async fn greet(name: String) -> String { name }
+/// # async fn main_() -> fastmcp::Result<()> {
+/// let mcp = fastmcp::McpService::new(FastMcp::new("greeter").tool(greet).build()?);
+/// // axum: Router::new().route_service("/mcp", mcp.clone()); on shutdown, `mcp.shutdown()`.
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct McpService {
+    endpoint: Arc<Endpoint>,
+}
+
+struct Endpoint {
+    engine: Arc<Engine>,
+    local_only: bool,
+    /// `None` when legacy requests are served without sessions.
+    sessions: Option<Sessions>,
+    /// Starts the idle-session reaper with the first session.
+    reaper: Once,
+}
+
+impl McpService {
+    /// The endpoint for `server`, with the default [`ServiceOptions`].
+    pub fn new(server: Server) -> Self {
+        Self::with_options(server, ServiceOptions::default())
+    }
+
+    pub fn with_options(server: Server, options: ServiceOptions) -> Self {
+        let endpoint = Endpoint {
+            engine: Engine::new(server),
+            local_only: options.local_only,
+            sessions: options.sessions.then(Sessions::default),
+            reaper: Once::new(),
+        };
+        Self { endpoint: Arc::new(endpoint) }
+    }
+
+    /// Starts a graceful shutdown: subscriptions and sessions end (their streams close), so the
+    /// application's server can finish the requests in flight and close its connections.
+    pub fn shutdown(&self) {
+        self.endpoint.engine.server.close();
+        if let Some(sessions) = &self.endpoint.sessions {
+            sessions.clear();
+        }
+    }
+}
+
+impl<B> tower_service::Service<http::Request<B>> for McpService
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    type Response = http::Response<Body>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: http::Request<B>) -> Self::Future {
+        let endpoint = self.endpoint.clone();
+        Box::pin(async move { Ok(endpoint.handle(req).await) })
+    }
+}
+
+impl era::Headers for HeaderMap {
+    fn get(&self, name: &str) -> Option<&[u8]> {
+        HeaderMap::get(self, name).map(HeaderValue::as_bytes)
+    }
+}
+
+fn json(status: StatusCode, body: String) -> Response {
+    let mut response = http::Response::new(Full::new(Bytes::from(body)).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+fn answer(answer: Answer) -> Response {
+    let status = match answer.status {
+        Status::Ok => StatusCode::OK,
+        Status::BadRequest => StatusCode::BAD_REQUEST,
+        Status::NotFound => StatusCode::NOT_FOUND,
+    };
+    json(status, answer.json)
+}
+
+fn error(status: StatusCode, id: Option<&RequestId>, e: &ErrorObject) -> Response {
+    json(status, error_json(id, e))
+}
+
+fn empty(status: StatusCode) -> Response {
+    let mut response = http::Response::new(Full::new(Bytes::new()).boxed());
+    *response.status_mut() = status;
+    response
+}
+
+fn method_not_allowed(allow: &'static str) -> Response {
+    let mut response = empty(StatusCode::METHOD_NOT_ALLOWED);
+    response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+fn sessions_full(id: &RequestId, max: usize) -> Response {
+    let e = ErrorObject::internal(format!(
+        "the server has reached its limit of {max} sessions (FastMcp::max_sessions); try again later"
+    ));
+    error(StatusCode::SERVICE_UNAVAILABLE, Some(id), &e)
+}
+
+fn session_not_found(id: Option<&RequestId>) -> Response {
+    error(StatusCode::NOT_FOUND, id, &ErrorObject::new(-32001, "Session not found"))
+}
+
+fn text<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim)
+}
+
+/// Whether `Accept` lists `media` or a wildcard that covers it (`*/*`, `type/*`).
+fn accepts(headers: &HeaderMap, media: &str) -> bool {
+    let accept = text(headers, header::ACCEPT.as_str()).unwrap_or("").to_ascii_lowercase();
+    let kind = media.split('/').next().unwrap_or("");
+    accept
+        .split(',')
+        .map(|m| m.split(';').next().unwrap_or("").trim())
+        .any(|m| m == media || m == "*/*" || m.strip_suffix("/*").is_some_and(|t| t == kind))
+}
+
+impl Endpoint {
+    async fn handle<B>(self: Arc<Self>, req: http::Request<B>) -> Response
+    where
+        B: http_body::Body<Data = Bytes>,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        if self.local_only && !origin::local_origin(req.headers()) {
+            let e = ErrorObject::new(codes::INVALID_REQUEST, "Forbidden: Host or Origin is not a local address");
+            return error(StatusCode::FORBIDDEN, None, &e);
+        }
+        let stateful = self.sessions.is_some();
+        match *req.method() {
+            Method::POST => self.post(req).await,
+            Method::GET if stateful => self.get(req.headers()),
+            Method::DELETE if stateful => self.delete(req.headers()),
+            _ if stateful => method_not_allowed("GET, POST, DELETE"),
+            _ => method_not_allowed("POST"),
+        }
+    }
+
+    async fn post<B>(self: Arc<Self>, req: http::Request<B>) -> Response
+    where
+        B: http_body::Body<Data = Bytes>,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let (parts, body) = req.into_parts();
+        let headers = parts.headers;
+        let content_type = text(&headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
+        if !content_type.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json") {
+            let e = ErrorObject::invalid_request("Content-Type must be application/json");
+            return error(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, &e);
+        }
+        // Both, as the spec requires of clients: the answer may be either.
+        if !accepts(&headers, "application/json") || !accepts(&headers, "text/event-stream") {
+            let e = ErrorObject::invalid_request("Accept must list application/json and text/event-stream");
+            return error(StatusCode::NOT_ACCEPTABLE, None, &e);
+        }
+        let max = self.engine.server.options().max_message_bytes;
+        let body = match Limited::new(body, max).collect().await {
+            Ok(body) => body.to_bytes(),
+            Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => {
+                let e = ErrorObject::invalid_request(format!(
+                    "the body exceeds the server's limit of {max} bytes (FastMcp::max_message_bytes)"
+                ));
+                return error(StatusCode::PAYLOAD_TOO_LARGE, None, &e);
+            }
+            Err(e) => return error(StatusCode::BAD_REQUEST, None, &ErrorObject::invalid_request(e)),
+        };
+        let Ok(text) = std::str::from_utf8(&body) else {
+            return error(StatusCode::BAD_REQUEST, None, &ErrorObject::parse_error("the body is not UTF-8"));
+        };
+        match era::parse(text, Some(&headers)) {
+            Err(rejected) => error(StatusCode::BAD_REQUEST, rejected.id.as_ref(), &rejected.error),
+            Ok(Message::Request(req)) => self.request(*req, headers).await,
+            Ok(Message::Notification(note)) => self.to_session(&headers, |conn| conn.notification(note)),
+            Ok(Message::Response { id, outcome }) => self.to_session(&headers, |conn| conn.response(&id, outcome)),
+        }
+    }
+
+    /// A request, where its classification says: stateless (modern), alone, or in its session.
+    async fn request(self: Arc<Self>, req: Classified, headers: HeaderMap) -> Response {
+        let named = headers.contains_key(SESSION);
+        match req.session_use() {
+            SessionUse::None => self.modern(req, headers).await,
+            _ if self.sessions.is_none() => answer(Connection::serve_alone(&self.engine, req, &headers).await),
+            SessionUse::Opens => self.open_session(req, &headers).await,
+            SessionUse::Optional if !named => answer(Connection::serve_alone(&self.engine, req, &headers).await),
+            SessionUse::Required if !named => {
+                let e = ErrorObject::invalid_request(
+                    "Missing Mcp-Session-Id: send initialize first, or a modern request with _meta \
+                     io.modelcontextprotocol/protocolVersion",
+                );
+                error(StatusCode::BAD_REQUEST, Some(&req.id), &e)
+            }
+            SessionUse::Optional | SessionUse::Required => match self.session(&headers) {
+                Some((conn, log)) => self.in_session(conn, log, req).await,
+                None => session_not_found(Some(&req.id)),
+            },
+        }
+    }
+
+    /// A modern request: admitted (headers against the body, envelope…), then served statelessly, as JSON
+    /// or on a live stream. Closing that stream is cancellation on the modern protocol.
+    async fn modern(self: Arc<Self>, req: Classified, headers: HeaderMap) -> Response {
+        let admitted = match self.engine.admit(req, Some(&headers)) {
+            Ok(admitted) => admitted,
+            Err(refused) => return answer(refused),
+        };
+        drop(headers);
+        match admitted.delivery() {
+            Delivery::Json => answer(self.engine.serve(admitted, None, CancellationToken::new()).await),
+            Delivery::Stream { keep_alive } => {
+                let keep_alive = keep_alive.then_some(self.engine.server.options().keep_alive);
+                sse::live(keep_alive, move |tx| async move {
+                    let cancel = CancellationToken::new();
+                    let serve = self.engine.serve(admitted, Some(tx.clone()), cancel.clone());
+                    tokio::select! {
+                        done = serve => {
+                            let _ = tx.send(done.json).await;
+                        }
+                        () = tx.closed() => cancel.cancel(),
+                    }
+                })
+            }
+        }
+    }
+
+    /// `initialize`: opens a session (its id in `Mcp-Session-Id`).
+    async fn open_session(self: &Arc<Self>, req: Classified, headers: &HeaderMap) -> Response {
+        let Some(sessions) = &self.sessions else { unreachable!("only called with sessions on") };
+        if headers.contains_key(SESSION) {
+            let e = ErrorObject::invalid_request("initialize opens a new session: send it without Mcp-Session-Id");
+            return error(StatusCode::BAD_REQUEST, Some(&req.id), &e);
+        }
+        let options = self.engine.server.options();
+        if sessions.len() >= options.max_sessions {
+            return sessions_full(&req.id, options.max_sessions);
+        }
+        let log = EventLog::new(Retention { events: options.sse_replay_events, streams: options.sse_replay_streams });
+        // Messages unrelated to any request (list changes) go on the session's standalone stream.
+        let conn = Arc::new(Connection::new(self.engine.clone(), log.standalone(), false));
+        let request_id = req.id.clone();
+        let Some(line) = conn.serve(req, None).await else { return empty(StatusCode::ACCEPTED) };
+        // Checked again as the session is stored: concurrent `initialize`s cannot overshoot the limit.
+        let Some(id) = sessions.insert(conn.clone(), log, options.max_sessions) else {
+            return sessions_full(&request_id, options.max_sessions);
+        };
+        conn.set_session_id(&id);
+        self.reaper.call_once(|| {
+            tokio::spawn(reap_idle_sessions(Arc::downgrade(self)));
+        });
+        conn.forward_changes();
+        let mut response = json(StatusCode::OK, line);
+        if let Ok(value) = HeaderValue::from_str(&id) {
+            response.headers_mut().insert(SESSION, value);
+        }
+        response
+    }
+
+    /// A legacy request in its session. Handlers that may log, report progress or (through the shim) ask the
+    /// client answer on a resumable SSE stream carrying those messages, then the result; a disconnect is not
+    /// a cancellation there.
+    async fn in_session(&self, conn: Arc<Connection>, log: Arc<EventLog>, req: Classified) -> Response {
+        match req.delivery() {
+            Delivery::Stream { .. } => log.open(self.priming(&conn), move |tx, close| async move {
+                if let Some(line) = conn.serve(req, Some(Stream { tx: tx.clone(), close })).await {
+                    let _ = tx.send(line).await;
+                }
+            }),
+            Delivery::Json => match conn.serve(req, None).await {
+                Some(line) => json(StatusCode::OK, line),
+                None => empty(StatusCode::ACCEPTED),
+            },
+        }
+    }
+
+    /// `GET`: the session's standalone stream, or with `Last-Event-ID` the rest of a stream the client lost.
+    fn get(&self, headers: &HeaderMap) -> Response {
+        if !accepts(headers, "text/event-stream") {
+            let e = ErrorObject::invalid_request("Accept must list text/event-stream");
+            return error(StatusCode::NOT_ACCEPTABLE, None, &e);
+        }
+        if !headers.contains_key(SESSION) {
+            let e = ErrorObject::invalid_request("Missing Mcp-Session-Id: a GET stream belongs to a session");
+            return error(StatusCode::BAD_REQUEST, None, &e);
+        }
+        let Some((conn, log)) = self.session(headers) else { return session_not_found(None) };
+        let keep_alive = Some(self.engine.server.options().keep_alive);
+        if let Some(last) = headers.get(LAST_EVENT_ID) {
+            let resumed =
+                last.to_str().map_err(|_| sse::ResumeError::Malformed).and_then(|l| log.resume(l, keep_alive));
+            return resumed.unwrap_or_else(|why| {
+                let message = match why {
+                    sse::ResumeError::Malformed => "Invalid Last-Event-ID: not an event id this server issued",
+                    sse::ResumeError::UnknownStream => {
+                        "Invalid Last-Event-ID: this session has no such stream or event"
+                    }
+                    sse::ResumeError::Gone => {
+                        "Invalid Last-Event-ID: events after it are no longer kept (FastMcp::sse_replay); \
+                         re-issue the request"
+                    }
+                };
+                error(StatusCode::BAD_REQUEST, None, &ErrorObject::invalid_request(message))
+            });
+        }
+        if log.standalone_attached() {
+            let e = ErrorObject::invalid_request("Conflict: this session already has a standalone GET stream open");
+            return error(StatusCode::CONFLICT, None, &e);
+        }
+        log.attach_standalone(self.priming(&conn), keep_alive)
+    }
+
+    fn delete(&self, headers: &HeaderMap) -> Response {
+        let Some(id) = text(headers, SESSION) else {
+            return error(StatusCode::BAD_REQUEST, None, &ErrorObject::invalid_request("Missing Mcp-Session-Id"));
+        };
+        if self.sessions.as_ref().is_some_and(|s| s.remove(id)) {
+            empty(StatusCode::OK)
+        } else {
+            session_not_found(None)
+        }
+    }
+
+    /// The session a request names, marked as used now.
+    fn session(&self, headers: &HeaderMap) -> Option<(Arc<Connection>, Arc<EventLog>)> {
+        self.sessions.as_ref()?.get(text(headers, SESSION)?)
+    }
+
+    /// Hands a notification or response to the session it names: 202, or 404 for a session that is gone (as
+    /// for requests). Without a session header it has no one to reach, and is accepted and dropped.
+    fn to_session(&self, headers: &HeaderMap, deliver: impl FnOnce(&Connection)) -> Response {
+        if self.sessions.is_some() && headers.contains_key(SESSION) {
+            match self.session(headers) {
+                Some((conn, _)) => deliver(&conn),
+                None => return session_not_found(None),
+            }
+        }
+        empty(StatusCode::ACCEPTED)
+    }
+
+    /// The `retry` of the priming event that starts a session's streams: sessions from 2025-11-25 on, whose
+    /// clients know empty-data events (SEP-1699); earlier clients get no priming event.
+    fn priming(&self, conn: &Connection) -> Option<Duration> {
+        conn.protocol_version()
+            .filter(|v| *v >= ProtocolVersion::V2025_11_25)
+            .map(|_| self.engine.server.options().sse_retry)
+    }
+}
+
+/// Ends sessions idle longer than `FastMcp::session_idle_timeout`, until the endpoint is gone.
+async fn reap_idle_sessions(endpoint: std::sync::Weak<Endpoint>) {
+    loop {
+        let Some(idle) = endpoint.upgrade().map(|e| e.engine.server.options().session_idle_timeout) else { return };
+        tokio::time::sleep((idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(60))).await;
+        let Some(endpoint) = endpoint.upgrade() else { return };
+        let Some(sessions) = &endpoint.sessions else { return };
+        let ended = sessions.reap(idle);
+        if ended > 0 {
+            tracing::debug!("ended {ended} idle session(s)");
+        }
+    }
+}
