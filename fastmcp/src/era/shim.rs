@@ -101,7 +101,7 @@ pub(crate) fn legacy_shape(mut request: InputRequest, version: ProtocolVersion) 
             Some(ElicitMode::Form) if version < ProtocolVersion::V2025_11_25 => {
                 params.mode = None;
                 if let Some(schema) = &mut params.requested_schema {
-                    crate::flow::legacy_enum_names(schema);
+                    crate::flow::form::legacy::legacy_enum_names(schema);
                 }
             }
             _ => {}
