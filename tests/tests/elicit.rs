@@ -2,7 +2,7 @@
 //! the client's untrusted answer, and the `Ask` round trip (`elicitation/create` out, accept/decline/cancel
 //! back), driven through `fastmcp::flow::{Ask, ElicitForm}` directly.
 
-use fastmcp::flow::{Ask, ElicitChoice, Elicitation, FormField, legacy_enum_names};
+use fastmcp::flow::{Ask, ElicitChoice, Elicitation, FormField};
 use fastmcp::prelude::*;
 use fastmcp::protocol::{InputRequest, InputRequests, InputResponses, JsonObject};
 use serde_json::{Value, json};
@@ -443,22 +443,6 @@ fn schema_is_built_once() {
     for _ in 0..3 {
         assert_eq!(Order::requested_schema(), first);
     }
-}
-
-#[test]
-fn legacy_enum_names_for_old_clients() {
-    let mut s = Order::requested_schema();
-    legacy_enum_names(&mut s);
-    assert_eq!(
-        s["properties"]["priority"],
-        json!({
-            "type": "string",
-            "enum": ["low", "very_high", "meh"],
-            "enumNames": ["Whenever you get to it", "Right now", "meh"],
-            "default": "low"
-        })
-    );
-    assert_eq!(s["properties"]["size"], json!({"type": "string", "enum": ["Small", "Medium", "Large"]}));
 }
 
 // ---- validation of answers -----------------------------------------------------------------------------

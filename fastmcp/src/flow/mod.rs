@@ -20,7 +20,6 @@ pub use driver::{Answers, Pass, Point, Slot, drive};
 pub use elicit::{ElicitAsk, ElicitForm, ElicitUrl, Elicitation, UrlConsent};
 pub use form::{
     Bound, Choice, ElicitChoice, FieldOptions, FormField, Format, MultiSelectField, NumberField, TextField,
-    legacy_enum_names,
 };
 pub use roots::ListRoots;
 pub use sample::{Sample, Sampled};
