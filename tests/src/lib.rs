@@ -288,11 +288,18 @@ impl HttpServer {
         Self { _child: child, addr }
     }
 
-    /// Sends one request with these headers (plus Host and Content-Length) and reads the whole response.
+    /// Sends one request to the MCP endpoint (`/mcp`) with these headers (plus Host and Content-Length) and
+    /// reads the whole response.
     pub async fn send(&self, method: &str, headers: &[(&str, &str)], body: &str) -> HttpReply {
+        self.send_to(method, "/mcp", headers, body).await
+    }
+
+    /// As [`send`](Self::send), to any path of the server.
+    pub async fn send_to(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> HttpReply {
         use tokio::io::AsyncReadExt;
         let mut stream = tokio::net::TcpStream::connect(self.addr).await.expect("connect");
-        let mut request = format!("{method} /mcp HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+        let mut request =
+            format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
         if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
             request.push_str(&format!("Host: {}\r\n", self.addr));
         }

@@ -247,6 +247,49 @@ async fn mcp_param_headers_must_mirror_their_arguments() {
     }
 }
 
+/// The header check reads the params dispatch serves, parsed once: a params object with an extra field of the
+/// wrong type (which a separate, lenient read of the mirrored fields once failed on, letting any `Mcp-Name`
+/// and no `Mcp-Param-*` through while dispatch served the call) is checked like any other, and params the
+/// check can't read at all are refused with 400 rather than served unchecked.
+#[tokio::test]
+async fn the_header_check_reads_the_params_dispatch_serves() {
+    let s = HttpServer::spawn(example_bin("everything")).await;
+    let standard = |name: &'static str| {
+        vec![("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", name)]
+    };
+    let odd = modern_body(
+        8,
+        "tools/call",
+        json!({"name": "test_custom_header", "arguments": {"region": "us-west1"}, "uri": 5, "taskId": [1]}),
+    );
+    let r = s.post(&standard("test_simple_text"), &odd).await;
+    assert_eq!(status_code(&r), (400, json!(-32020)), "{r:?}");
+    assert!(message(&r).contains("Mcp-Name is test_simple_text but the body's name is test_custom_header"), "{r:?}");
+    let r = s.post(&standard("test_custom_header"), &odd).await;
+    assert_eq!(status_code(&r), (400, json!(-32020)), "the argument's header is still required: {r:?}");
+    assert!(message(&r).contains("Mcp-Param-Region is required"), "{r:?}");
+    let mut mirrored = standard("test_custom_header");
+    mirrored.push(("Mcp-Param-Region", "us-west1"));
+    let r = s.post(&mirrored, &odd).await;
+    assert_eq!(r.status, 200, "extra fields are ignored once the mirrored ones agree: {r:?}");
+    assert_eq!(first_text(&r.json()["result"]), "Ran in region us-west1");
+
+    let unreadable = [
+        json!({"name": 5, "arguments": {"region": "us-west1"}}),
+        json!({"name": "test_custom_header", "arguments": {"region": "us-west1"}, "inputResponses": 3}),
+    ];
+    for params in unreadable {
+        let r = s.post(&mirrored, &modern_body(9, "tools/call", params.clone())).await;
+        assert_eq!(status_code(&r), (400, json!(-32602)), "{params}: {r:?}");
+        assert_eq!(r.json()["id"], 9);
+        assert!(message(&r).starts_with("Invalid params for tools/call"), "{params}: {r:?}");
+    }
+    // Without mirrored fields there is nothing to check: unreadable params stay an in-band error.
+    let list = [("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/list")];
+    let r = s.post(&list, &modern_body(11, "tools/list", json!({"cursor": 5}))).await;
+    assert_eq!(status_code(&r), (200, json!(-32602)), "{r:?}");
+}
+
 #[tokio::test]
 async fn foreign_host_or_origin_is_403_on_every_method() {
     let s = HttpServer::spawn(fixture()).await;

@@ -1,0 +1,125 @@
+//! The quickstart's tools, resources and prompt mounted into an axum application at `/mcp`, beside the app's
+//! own routes and behind the app's own tower layer — the same endpoint `serve_http` runs, as a
+//! `tower::Service`.
+//!
+//! `cargo run -p fastmcp-examples --bin axum` serves on `http://127.0.0.1:$PORT` (`PORT`, default 3000):
+//!
+//! - `POST/GET/DELETE /mcp`: MCP, both eras (modern requests statelessly, legacy ones in sessions with
+//!   resumable streams): the quickstart's tools, resources and prompt, and `careful_greet`, which asks;
+//! - `GET /health`: `200 ok`;
+//! - every response, MCP ones included, carries an `x-request-id` header set by the app's own layer.
+//!
+//! On SIGINT or SIGTERM the app stops accepting, ends MCP subscriptions and sessions, and lets requests in
+//! flight finish.
+
+use axum::Router;
+use axum::routing::get;
+use fastmcp::McpService;
+use fastmcp::prelude::*;
+use http::{HeaderValue, Request, Response};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context as TaskContext, Poll};
+use tower::{Layer, Service};
+
+#[tokio::main]
+async fn main() -> fastmcp::Result<()> {
+    fastmcp::init_tracing();
+    let port: u16 = match std::env::var("PORT") {
+        Ok(port) => {
+            port.parse().map_err(|_| fastmcp::Error::msg(format!("PORT must be a port number, not {port:?}")))?
+        }
+        Err(_) => 3000,
+    };
+    let mcp = McpService::new(fastmcp_examples::quickstart::server().tool(careful_greet).build()?);
+    let app = Router::new()
+        .route("/health", get(|| async { "ok" }))
+        .route_service("/mcp", mcp.clone())
+        .layer(RequestIdLayer::default());
+
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    tracing::info!("serving MCP on http://{}/mcp (and /health), in an axum app", listener.local_addr()?);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            // Subscriptions and session streams never end on their own: end them, so axum's graceful
+            // shutdown can finish the requests in flight and close the connections.
+            mcp.shutdown();
+        })
+        .await?;
+    Ok(())
+}
+
+/// The user's go-ahead, asked as a form.
+#[elicit]
+struct Proceed {
+    /// Go ahead?
+    proceed: bool,
+}
+
+/// Greets someone once the user agrees: a handler that asks, mounted like any other (on the modern protocol
+/// its `.ask()` ends a round with `input_required`; on a legacy session the client is asked over the session).
+#[tool]
+async fn careful_greet(
+    /// Who to greet.
+    name: String,
+) -> Result<String> {
+    let answer = Proceed::elicit(format!("Greet {name}?")).ask().await?;
+    Ok(match answer.accepted() {
+        Some(Proceed { proceed: true }) => format!("Hello, {name}!"),
+        _ => format!("{name} was not greeted."),
+    })
+}
+
+/// The app's own middleware: numbers every response in an `x-request-id` header.
+#[derive(Clone, Default)]
+struct RequestIdLayer {
+    next: Arc<AtomicU64>,
+}
+
+impl<S> Layer<S> for RequestIdLayer {
+    type Service = RequestId<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        RequestId { inner, next: self.next.clone() }
+    }
+}
+
+#[derive(Clone)]
+struct RequestId<S> {
+    inner: S,
+    next: Arc<AtomicU64>,
+}
+
+impl<S, B, R> Service<Request<B>> for RequestId<S>
+where
+    S: Service<Request<B>, Response = Response<R>>,
+    S::Future: Send + 'static,
+{
+    type Response = Response<R>;
+    type Error = S::Error;
+    type Future = std::pin::Pin<Box<dyn Future<Output = Result<Response<R>, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let response = self.inner.call(request);
+        Box::pin(async move {
+            let mut response = response.await?;
+            response.headers_mut().insert("x-request-id", HeaderValue::from(id));
+            Ok(response)
+        })
+    }
+}
+
+async fn shutdown_signal() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("a SIGTERM handler can be installed");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+}
