@@ -63,6 +63,10 @@ async fn legacy_error_codes() {
     assert_eq!(unknown["error"]["message"], "Unknown tool: nope");
     assert_eq!(code(&c.request("tools/call", json!({"name": 5})).await), -32602);
     assert_eq!(code(&c.request("tools/call", json!({})).await), -32602);
+    // MCP's params are objects: by-position params are not read field by field.
+    let positional = c.request("tools/call", json!(["greet", {"name": "x"}])).await;
+    assert_eq!(code(&positional), -32602, "{positional}");
+    assert_eq!(positional["error"]["message"], "Invalid params for tools/call: expected an object");
     assert_eq!(code(&c.request("prompts/get", json!({"name": "nope"})).await), -32602);
     let missing = c.request("prompts/get", json!({"name": "review_code", "arguments": {}})).await;
     assert_eq!(code(&missing), -32602);

@@ -178,7 +178,13 @@ fn classify(id: RequestId, method: String, params: Option<Box<RawValue>>, header
 /// Parses params for `method`, returning them with their `_meta` taken out.
 fn parse_body(method: &str, raw: &str) -> (Body, Option<JsonObject>) {
     fn typed<T: DeserializeOwned>(method: &str, raw: &str) -> Result<T, Error> {
-        serde_json::from_str(raw).map_err(|e| Error::invalid_params(format!("Invalid params for {method}: {e}")))
+        let invalid =
+            |why: &dyn std::fmt::Display| Error::invalid_params(format!("Invalid params for {method}: {why}"));
+        // A derived struct also deserializes from an array, field by position; MCP's params are objects.
+        if !raw.trim_start().starts_with('{') {
+            return Err(invalid(&"expected an object"));
+        }
+        serde_json::from_str(raw).map_err(|e| invalid(&e))
     }
     macro_rules! parse {
         ($ty:ty, |$p:ident| $body:expr) => {
@@ -214,10 +220,7 @@ fn parse_body(method: &str, raw: &str) -> (Body, Option<JsonObject>) {
             parse!(CompleteParams, |p| Body::Serve { call: Call::Complete(p), retry: Retry::default() })
         }
         "initialize" => parse!(InitializeParams, |p| Body::Initialize(Box::new(p))),
-        "ping" | "server/discover" => parse!(MetaParams, |p| {
-            let _ = p;
-            Body::Bare
-        }),
+        "ping" | "server/discover" => parse!(MetaParams, |p| Body::Bare),
         "logging/setLevel" => parse!(SetLevelParams, |p| Body::SetLevel(p.level)),
         "resources/subscribe" => parse!(ResourceUriParams, |p| Body::Subscribe(p.uri)),
         "resources/unsubscribe" => parse!(ResourceUriParams, |p| Body::Unsubscribe(p.uri)),
