@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 tokio::task_local! {
@@ -59,8 +60,9 @@ pub(crate) type Reply<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// requests on the session (the same concurrent path the shim takes for `.ask()`), a modern request only
 /// streams notifications on its response.
 pub(crate) trait ClientLink: Send + Sync {
-    /// Sends a notification tied to this request (progress, a log message), already JSON text.
-    fn notify(&self, message: String) -> Reply<'_, ()>;
+    /// Where notifications tied to this request (progress, log messages) go, as JSON text; `None` where they
+    /// have nowhere to go.
+    fn stream(&self) -> Option<&mpsc::Sender<String>>;
     /// Sends these input requests to the client as server-to-client requests, all at once, and waits for
     /// every answer. Fails with a message that says why where the request cannot reach its client.
     fn ask(&self, requests: InputRequests) -> Reply<'_, Result<InputResponses>>;
@@ -318,9 +320,11 @@ impl Context {
     }
 
     async fn notify(&self, method: &str, params: impl Serialize) {
-        let Some(client) = &self.inner.client else { return };
+        let Some(stream) = self.inner.client.as_ref().and_then(|client| client.stream()) else { return };
         match notification_json(method, params) {
-            Ok(line) => client.notify(line).await,
+            Ok(line) => {
+                let _ = stream.send(line).await;
+            }
             Err(e) => tracing::warn!("a {method} notification could not be serialized: {e}"),
         }
     }

@@ -18,6 +18,20 @@ pub enum LoggingLevel {
     Emergency,
 }
 
+impl LoggingLevel {
+    /// Every level, least severe first.
+    pub const ALL: [LoggingLevel; 8] = [
+        LoggingLevel::Debug,
+        LoggingLevel::Info,
+        LoggingLevel::Notice,
+        LoggingLevel::Warning,
+        LoggingLevel::Error,
+        LoggingLevel::Critical,
+        LoggingLevel::Alert,
+        LoggingLevel::Emergency,
+    ];
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SetLevelParams {
     pub level: LoggingLevel,

@@ -51,16 +51,7 @@ async fn marker() -> String {
 /// Log one message at each of the eight levels.
 #[tool]
 async fn log_all(ctx: Context) -> String {
-    for level in [
-        LoggingLevel::Debug,
-        LoggingLevel::Info,
-        LoggingLevel::Notice,
-        LoggingLevel::Warning,
-        LoggingLevel::Error,
-        LoggingLevel::Critical,
-        LoggingLevel::Alert,
-        LoggingLevel::Emergency,
-    ] {
+    for level in LoggingLevel::ALL {
         ctx.log(level, format!("{level:?}")).await;
     }
     "logged".into()

@@ -55,12 +55,8 @@ impl LegacyLink {
 }
 
 impl ClientLink for LegacyLink {
-    fn notify(&self, message: String) -> Reply<'_, ()> {
-        Box::pin(async move {
-            if let Some(tx) = &self.notify {
-                let _ = tx.send(message).await;
-            }
-        })
+    fn stream(&self) -> Option<&mpsc::Sender<String>> {
+        self.notify.as_ref()
     }
 
     fn ask(&self, requests: InputRequests) -> Reply<'_, Result<InputResponses>> {

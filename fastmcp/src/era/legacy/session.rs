@@ -79,18 +79,8 @@ impl Session {
 
     /// The level `logging/setLevel` set; until the client sets one, everything is sent.
     pub(super) fn log_level(&self) -> LoggingLevel {
-        const LEVELS: [LoggingLevel; 8] = [
-            LoggingLevel::Debug,
-            LoggingLevel::Info,
-            LoggingLevel::Notice,
-            LoggingLevel::Warning,
-            LoggingLevel::Error,
-            LoggingLevel::Critical,
-            LoggingLevel::Alert,
-            LoggingLevel::Emergency,
-        ];
         let set = usize::from(self.log_level.load(Ordering::Relaxed));
-        set.checked_sub(1).and_then(|i| LEVELS.get(i).copied()).unwrap_or(LoggingLevel::Debug)
+        set.checked_sub(1).and_then(|i| LoggingLevel::ALL.get(i).copied()).unwrap_or(LoggingLevel::Debug)
     }
 
     /// The session ended: its `on_close` callbacks run.

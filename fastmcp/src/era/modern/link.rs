@@ -15,12 +15,8 @@ pub(crate) struct ModernLink {
 }
 
 impl ClientLink for ModernLink {
-    fn notify(&self, message: String) -> Reply<'_, ()> {
-        Box::pin(async move {
-            if let Some(tx) = &self.stream {
-                let _ = tx.send(message).await;
-            }
-        })
+    fn stream(&self) -> Option<&mpsc::Sender<String>> {
+        self.stream.as_ref()
     }
 
     fn ask(&self, _: InputRequests) -> Reply<'_, Result<InputResponses>> {

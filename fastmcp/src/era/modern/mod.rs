@@ -126,53 +126,53 @@ impl Admitted {
         stream: Option<mpsc::Sender<String>>,
         cancel: CancellationToken,
     ) -> Answer {
-        let span = self.span.clone();
-        self.serve_in_span(server, tasks, stream, cancel).instrument(span).await
-    }
-
-    async fn serve_in_span(
-        self,
-        server: &Server,
-        tasks: &Arc<TaskStore>,
-        stream: Option<mpsc::Sender<String>>,
-        cancel: CancellationToken,
-    ) -> Answer {
-        let Admitted { id, method, envelope, body, .. } = self;
+        let Admitted { id, method, envelope, body, span, .. } = self;
         let Envelope { scope, log_level, progress_token } = envelope;
-        let wire = match body {
-            Body::Bare => discover(server),
-            Body::Listen(params) => listen::listen(server, &id, &params.notifications, stream.as_ref(), cancel).await,
-            Body::Serve { call, retry } => {
-                let extras = Extras {
-                    cancel: Some(cancel),
-                    log_level,
-                    progress_token,
-                    session: context::Session::None(NO_SESSION),
-                    client: Some(Arc::new(ModernLink { stream })),
-                    announce: Some(server.announcer()),
-                    auth: None,
-                };
-                serve_call(server, tasks, &Context::with(scope, extras), call, retry).await
+        let id = &id;
+        let wire = async move {
+            match body {
+                Body::Bare => discover(server),
+                Body::Listen(params) => {
+                    listen::listen(server, id, &params.notifications, stream.as_ref(), cancel).await
+                }
+                Body::Serve { call, retry } => {
+                    let extras = Extras {
+                        cancel: Some(cancel),
+                        log_level,
+                        progress_token,
+                        session: context::Session::None(NO_SESSION),
+                        client: Some(Arc::new(ModernLink { stream })),
+                        announce: Some(server.announcer()),
+                        auth: None,
+                    };
+                    serve_call(server, tasks, &Context::with(scope, extras), call, retry).await
+                }
+                Body::TaskGet(task) => tasks::steer(tasks, &scope.client_capabilities, &method, &task, Steer::Get),
+                Body::TaskCancel(task) => {
+                    tasks::steer(tasks, &scope.client_capabilities, &method, &task, Steer::Cancel)
+                }
+                Body::TaskUpdate { task_id, responses } => {
+                    tasks::steer(tasks, &scope.client_capabilities, &method, &task_id, Steer::Update(responses))
+                }
+                // Admission let through only the methods above: removed, unknown and invalid ones were answered.
+                Body::Initialize(_)
+                | Body::SetLevel(_)
+                | Body::Subscribe(_)
+                | Body::Unsubscribe(_)
+                | Body::Invalid(_)
+                | Body::Unknown => {
+                    Wire::Error(Error::internal(format!("{method} is not served on protocol 2026-07-28")))
+                }
             }
-            Body::TaskGet(task) => tasks::steer(tasks, &scope.client_capabilities, &method, &task, Steer::Get),
-            Body::TaskCancel(task) => tasks::steer(tasks, &scope.client_capabilities, &method, &task, Steer::Cancel),
-            Body::TaskUpdate { task_id, responses } => {
-                tasks::steer(tasks, &scope.client_capabilities, &method, &task_id, Steer::Update(responses))
-            }
-            // Admission let through only the methods above: removed, unknown and invalid ones were answered.
-            Body::Initialize(_)
-            | Body::SetLevel(_)
-            | Body::Subscribe(_)
-            | Body::Unsubscribe(_)
-            | Body::Invalid(_)
-            | Body::Unknown => Wire::Error(Error::internal(format!("{method} is not served on protocol 2026-07-28"))),
-        };
+        }
+        .instrument(span)
+        .await;
         // A missing client capability is 400 on HTTP; other handler errors stay in-band.
         let status = match &wire {
             Wire::Error(e) if e.code() == Some(codes::MISSING_REQUIRED_CLIENT_CAPABILITY) => Status::BadRequest,
             _ => Status::Ok,
         };
-        Answer { json: render(server, &id, wire), status }
+        Answer { json: render(server, id, wire), status }
     }
 }
 
