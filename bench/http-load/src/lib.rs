@@ -1,5 +1,6 @@
-//! What the two benchmark servers share, so that they differ only in the MCP framework: the command
-//! line, the tokio runtime (multi-thread, same worker count) and the log level (warn).
+//! What the benchmark servers share, so that they differ only in the MCP framework (or, for the bare-hyper
+//! floor, in having none): the command line, the tokio runtime (multi-thread, same worker count), the log
+//! level (warn) and the tool's text.
 
 use std::net::SocketAddr;
 
@@ -31,7 +32,7 @@ impl ServerArgs {
         Self { addr: SocketAddr::from(([127, 0, 0, 1], port)), workers, stateless }
     }
 
-    /// The runtime both servers run on.
+    /// The runtime every server runs on.
     pub fn runtime(&self) -> tokio::runtime::Runtime {
         tokio::runtime::Builder::new_multi_thread()
             .worker_threads(self.workers)
@@ -53,7 +54,7 @@ pub fn init_logging() {
     let _ = tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter(filter).try_init();
 }
 
-/// The tool's answer, the same text from both servers: `a + b = c`.
+/// The tool's answer, the same text from every server: `a + b = c`.
 pub fn add_text(a: i64, b: i64) -> String {
     format!("{a} + {b} = {}", a.wrapping_add(b))
 }

@@ -7,7 +7,8 @@
 //! load ports N            N free loopback ports, one a line
 //! load wait ADDR          waits (up to 10 s) until ADDR accepts connections
 //! load summarize FILE [key=value ...]
-//!                         the markdown table of the `run` and RSS lines in FILE that have these fields
+//!                         the markdown table of the `run` and RSS lines in FILE that have these fields, with
+//!                         the ratios of every server to `bare` and of every framework build to `rmcp`
 //! ```
 //!
 //! `--quickack` has the client acknowledge every segment at once (TCP_QUICKACK after each read) instead of
@@ -471,9 +472,11 @@ fn median(mut v: Vec<f64>) -> f64 {
     if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
 }
 
-/// The table: per (mode, scenario, C), each server's medians over its rounds, its peak RSS, and the
-/// fastmcp/rmcp ratios. Run lines carry `mode scenario conns impl server rps p50_us p90_us p99_us errors`;
-/// RSS lines carry `kind=rss mode scenario conns impl server vmhwm_kb`.
+/// The table: per (mode, scenario, C), each server's medians over its rounds and its peak RSS, then the ratios
+/// of every other server to `bare` (the floor) and of every framework build to `rmcp`, for those present. Run
+/// lines carry `mode scenario conns impl [server] rps p50_us p90_us p99_us errors`; RSS lines carry
+/// `kind=rss mode scenario conns impl [server] vmhwm_kb`. A cell's servers are listed in the order they first
+/// appear in FILE (run.sh's first round runs them in the order it was given).
 fn summarize(path: &str, filters: &[String]) {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {path}: {e}"));
     let filters: Vec<(&str, &str)> = filters.iter().filter_map(|f| f.split_once('=')).collect();
@@ -482,6 +485,8 @@ fn summarize(path: &str, filters: &[String]) {
     let mut rss: BTreeMap<(Key, String), f64> = BTreeMap::new();
     let mut names: BTreeMap<(Key, String), String> = BTreeMap::new();
     let mut order: Vec<Key> = Vec::new();
+    // Each cell's servers (`impl`), in order of first appearance.
+    let mut servers: BTreeMap<Key, Vec<String>> = BTreeMap::new();
     for line in text.lines() {
         let f = fields(line);
         if !filters.iter().all(|(k, v)| f.get(k) == Some(v)) {
@@ -495,6 +500,10 @@ fn summarize(path: &str, filters: &[String]) {
         let key: Key = (mode.to_string(), scenario.to_string(), conns);
         if !order.contains(&key) {
             order.push(key.clone());
+        }
+        let listed = servers.entry(key.clone()).or_default();
+        if !listed.iter().any(|s| s == imp) {
+            listed.push(imp.to_string());
         }
         let slot = (key, imp.to_string());
         names.insert(slot.clone(), f.get("server").unwrap_or(imp).to_string());
@@ -511,9 +520,10 @@ fn summarize(path: &str, filters: &[String]) {
     );
     println!("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|");
     for key in &order {
-        let mut stats: BTreeMap<&str, [f64; 6]> = BTreeMap::new();
-        for imp in ["fastmcp", "rmcp"] {
-            let slot = (key.clone(), imp.to_string());
+        // Per server: median req/s, p50, p90, p99, the errors summed over the rounds, peak RSS in MiB.
+        let mut stats: Vec<(&str, [f64; 6])> = Vec::new();
+        for imp in &servers[key] {
+            let slot = (key.clone(), imp.clone());
             let Some(rounds) = runs.get(&slot) else { continue };
             let col = |name: &str| median(rounds.iter().filter_map(|f| f.get(name)?.parse().ok()).collect());
             let errors: f64 = rounds.iter().filter_map(|f| f.get("errors")?.parse::<f64>().ok()).sum();
@@ -525,20 +535,24 @@ fn summarize(path: &str, filters: &[String]) {
                 "| {} | {} | {} | {} | {:.0} | {lo:.0}–{hi:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.1} |",
                 key.1, key.0, key.2, names[&slot], s[0], s[1], s[2], s[3], s[4], s[5]
             );
-            stats.insert(imp, s);
+            stats.push((imp, s));
         }
-        if let (Some(f), Some(r)) = (stats.get("fastmcp"), stats.get("rmcp")) {
-            println!(
-                "| {} | {} | {} | **ratio fastmcp/rmcp** | **{}** | | {} | {} | {} | | {} |",
-                key.1,
-                key.0,
-                key.2,
-                ratio(f[0], r[0]),
-                ratio(f[1], r[1]),
-                ratio(f[2], r[2]),
-                ratio(f[3], r[3]),
-                ratio(f[5], r[5])
-            );
+        // Against the floor, every other server (rmcp too); against rmcp, every server but the floor.
+        for (base, not_against) in [("bare", &["bare"][..]), ("rmcp", &["bare", "rmcp"][..])] {
+            let Some(&(_, b)) = stats.iter().find(|(imp, _)| *imp == base) else { continue };
+            for (imp, s) in stats.iter().filter(|(imp, _)| !not_against.contains(imp)) {
+                println!(
+                    "| {} | {} | {} | **ratio {imp}/{base}** | **{}** | | {} | {} | {} | | {} |",
+                    key.1,
+                    key.0,
+                    key.2,
+                    ratio(s[0], b[0]),
+                    ratio(s[1], b[1]),
+                    ratio(s[2], b[2]),
+                    ratio(s[3], b[3]),
+                    ratio(s[5], b[5])
+                );
+            }
         }
     }
 }
