@@ -1,19 +1,20 @@
 //! Semantic checks on the model. Each records its errors, spanned on the user's tokens, and returns, so one
 //! compile shows every problem of the fn.
 
-use crate::attr::TaskSupport;
+use crate::attr::{Kind, TaskSupport};
 use crate::ctxt::Ctxt;
+use crate::flow::Flow;
 use crate::flow::scope::LocalKind;
-use crate::model::{Handler, Kind, ParamKind};
+use crate::model::{Handler, ParamKind};
 use crate::uri_template::VarKind;
 use syn::Signature;
 use syn::visit::{self, Visit};
 
 /// The checks on the model. [`signature`] runs first, on the fn as written, so errors read in source order.
-pub fn run(cx: &Ctxt, h: &Handler) {
+pub fn run(cx: &Ctxt, h: &Handler, flow: Option<&Flow>) {
     name(cx, h);
     params(cx, h);
-    flow(cx, h);
+    carried(cx, flow);
     task_step(cx, h);
     match h.kind {
         Kind::Tool => tool(cx, h),
@@ -304,8 +305,8 @@ fn borrowed_for_loops(cx: &Ctxt, body: &syn::Block) {
 
 /// A borrow can't be carried across `.ask()`: the next round runs in another request, where what it borrows
 /// from is gone. (Borrows the syntax doesn't show are caught by the `Carried` bound, on the same binding.)
-fn flow(cx: &Ctxt, h: &Handler) {
-    let Some(flow) = &h.flow else { return };
+fn carried(cx: &Ctxt, flow: Option<&Flow>) {
+    let Some(flow) = flow else { return };
     borrowed_for_loops(cx, &flow.body);
     for id in flow.carried_locals() {
         let local = &flow.locals[id];
@@ -324,5 +325,34 @@ fn flow(cx: &Ctxt, h: &Handler) {
                 "`{name}` {how}, and it is used after an `.ask()`: a borrow can't be carried to the next round (that round runs in another request, where what it borrows from is gone); hold an owned value instead (`.clone()`, `.to_owned()`), or borrow again after the `.ask()`"
             ),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::attr::{Kind, Options};
+    use crate::ctxt::Ctxt;
+    use crate::flow::Flow;
+    use crate::model::{Handler, ItemFn};
+
+    /// The errors a `#[tool]` fn has, through the checks.
+    fn errors(source: &str) -> Vec<String> {
+        let cx = Ctxt::new();
+        let item: ItemFn = syn::parse_str(source).expect("parses");
+        let h = Handler::new(&cx, Kind::Tool, Options::default(), item);
+        let flow = Flow::new(&cx, &h);
+        super::run(&cx, &h, flow.as_ref());
+        match cx.check() {
+            Ok(()) => vec![],
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn borrows_carried_across_an_ask_are_errors() {
+        let errors =
+            errors("async fn f(v: Vec<u8>) -> R { let a = &v; let ref b = v; let c = &v; A.ask().await?; Ok((a, b)) }");
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].starts_with("`a` is a borrow") && errors[1].starts_with("`b` is a `ref` binding"));
     }
 }

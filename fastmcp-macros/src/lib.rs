@@ -9,10 +9,12 @@
 //! for unit tests (unless it awaits `.ask()`: then its body is compiled into a resumable state machine,
 //! see `flow`). Set `FASTMCP_MACROS_DEBUG=1` while building to print every expansion to stderr.
 //!
-//! The crate follows serde_derive's split: `attr` parses the macros' options, `model` builds a typed view of
-//! the fn (with `flow`, the model of a body that asks), `check` validates it, `expand` generates code.
-//! Errors accumulate in a `Ctxt`, are spanned on the user's tokens, and are emitted next to the user's fn so
-//! the IDE keeps working.
+//! The crate follows serde_derive's one-way split: `attr` parses the macros' options, `model` builds a typed
+//! view of the fn, `flow` analyses a body that asks (it reads the fn and names nothing of the runtime),
+//! `check` validates, and `expand` generates code, the only module that names `::fastmcp::__private`.
+//! `#[elicit]` on a struct or an enum goes the same way through `elicit::{options, model, check}` and
+//! `expand::{form, choice}`. Errors accumulate in a `Ctxt`, are spanned on the user's tokens, and are
+//! emitted next to the user's item so the IDE keeps working. `tests/layering.rs` keeps the order.
 #![forbid(unsafe_code)]
 
 mod attr;
@@ -22,10 +24,11 @@ mod docs;
 mod elicit;
 mod expand;
 mod flow;
+mod meta;
 mod model;
 mod uri_template;
 
-use model::Kind;
+use attr::Kind;
 use proc_macro::TokenStream;
 
 /// Makes an `async fn` an MCP tool.
@@ -142,5 +145,5 @@ pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `let answer = Confirm::elicit("Deploy?").ask().await?;`.
 #[proc_macro_attribute]
 pub fn elicit(args: TokenStream, item: TokenStream) -> TokenStream {
-    elicit::run(args.into(), item.into()).into()
+    expand::elicit(args.into(), item.into()).into()
 }

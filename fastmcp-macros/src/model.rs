@@ -1,10 +1,10 @@
 //! The typed model of an annotated fn: what each parameter is to the macro, built from the syntax with every
-//! problem recorded. The checks in `check.rs` and the codegen in `expand/` read only this.
+//! problem recorded. The analysis of a body that asks (`flow`), the checks in `check.rs` and the codegen in
+//! `expand/` read this; the model itself knows nothing of them.
 
-use crate::attr::{Options, ParamAttrs};
+use crate::attr::{Kind, Options, ParamAttrs};
 use crate::ctxt::Ctxt;
 use crate::docs::Description;
-use crate::flow::Flow;
 use crate::uri_template::{self, UriTemplate};
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::ToTokens;
@@ -14,27 +14,6 @@ use syn::{
     Attribute, FnArg, GenericArgument, Ident, LitStr, Pat, PatIdent, PathArguments, ReturnType, Signature, Type,
     TypePath, Visibility,
 };
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Kind {
-    Tool,
-    Prompt,
-    Resource,
-    /// `#[elicit]` on an `async fn`: a sub-flow a handler awaits with `.ask()`.
-    SubFlow,
-}
-
-impl Kind {
-    /// How the attribute is written, for messages.
-    pub fn attr(self) -> &'static str {
-        match self {
-            Kind::Tool => "#[tool]",
-            Kind::Prompt => "#[prompt]",
-            Kind::Resource => "#[resource]",
-            Kind::SubFlow => "#[elicit]",
-        }
-    }
-}
 
 /// A fn as written. The body stays raw tokens: the macro never reads it, and a body that does not parse yet
 /// (the user is mid-edit) must not stop the expansion, so rustc and rust-analyzer report on it themselves.
@@ -87,8 +66,6 @@ pub struct Handler {
     pub params: Vec<Param>,
     /// The declared return type; `None` for `()`.
     pub ret: Option<Type>,
-    /// The body's suspension points and what they carry, when it has any `.ask().await`.
-    pub flow: Option<Flow>,
 }
 
 pub struct Param {
@@ -155,8 +132,7 @@ impl Handler {
             ReturnType::Default => None,
             ReturnType::Type(_, ty) => Some((**ty).clone()),
         };
-        let flow = Flow::new(cx, kind, &params, &item.body);
-        Handler { kind, options, uri, docs: crate::docs::description(&item.attrs), params, ret, flow, item }
+        Handler { kind, options, uri, docs: crate::docs::description(&item.attrs), params, ret, item }
     }
 
     /// The registered name (the `name` option, else the fn's ident without `r#`) and the tokens to span

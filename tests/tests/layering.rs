@@ -69,7 +69,6 @@ pub fn src(krate: &str) -> PathBuf {
 }
 
 #[test]
-#[ignore = "enabled once the macro crate is reordered (the next commits)"]
 fn macro_crate_layers() {
     fastmcp_tests::layers::assert_layers(&src("fastmcp-macros"), FASTMCP_MACROS);
 }

@@ -4,13 +4,14 @@ use super::{
     arg_local, boxed_future, complete_method, context_arg, dummy_const, duplicate_guard, machine, option, private,
     struct_and_invoke,
 };
+use crate::flow::Flow;
 use crate::model::{Handler, ParamKind};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::Ident;
 use syn::spanned::Spanned;
 
-pub fn expand(h: &Handler) -> TokenStream {
+pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
     let p = private();
     let ident = &h.item.sig.ident;
     let (name, _) = h.name();
@@ -55,7 +56,7 @@ pub fn expand(h: &Handler) -> TokenStream {
     let complete = complete_method(h);
 
     let done = quote!(#result(__fastmcp_out, #description));
-    let run = match &h.flow {
+    let run = match flow {
         Some(_) => machine::run_round(h, &get, quote!(#(#reads)*), &call_args, done),
         None => quote! {
             #(#reads)*
@@ -64,9 +65,9 @@ pub fn expand(h: &Handler) -> TokenStream {
         },
     };
     let future = boxed_future(h, run);
-    let get_param = machine::source_param(h, &get);
-    let machine = h.flow.as_ref().map(|flow| machine::machine_fn(h, flow));
-    let fingerprint = h.flow.as_ref().map(|_| machine::fingerprint_method(h));
+    let get_param = machine::source_param(flow, &get);
+    let machine = flow.map(|flow| machine::machine_fn(h, flow));
+    let fingerprint = flow.map(|_| machine::fingerprint_method(h));
 
     let impl_items = quote! {
         #machine
@@ -91,7 +92,7 @@ pub fn expand(h: &Handler) -> TokenStream {
         }
     };
 
-    let items = struct_and_invoke(h);
+    let items = struct_and_invoke(h, flow);
     let guard = duplicate_guard(h, "prompt");
     let imp = dummy_const(h, impl_items);
     quote!(#items #guard #imp)

@@ -3,6 +3,7 @@
 use super::{
     arg_local, boxed_future, complete_method, context_arg, dummy_const, machine, option, private, struct_and_invoke,
 };
+use crate::flow::Flow;
 use crate::model::{Handler, ParamKind};
 use crate::uri_template::VarKind;
 use proc_macro2::{Span, TokenStream};
@@ -10,7 +11,7 @@ use quote::{ToTokens, quote, quote_spanned};
 use syn::Ident;
 use syn::spanned::Spanned;
 
-pub fn expand(h: &Handler) -> TokenStream {
+pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
     let p = private();
     let ident = &h.item.sig.ident;
     let (name, _) = h.name();
@@ -57,7 +58,7 @@ pub fn expand(h: &Handler) -> TokenStream {
     let complete = complete_method(h);
 
     let done = quote!(#result(__fastmcp_out, #read.uri(), #mime_type));
-    let run = match &h.flow {
+    let run = match flow {
         Some(_) => machine::run_round(h, &read, quote!(#(#reads)*), &call_args, done),
         None => quote! {
             #(#reads)*
@@ -66,9 +67,9 @@ pub fn expand(h: &Handler) -> TokenStream {
         },
     };
     let future = boxed_future(h, run);
-    let read_param = machine::source_param(h, &read);
-    let machine = h.flow.as_ref().map(|flow| machine::machine_fn(h, flow));
-    let fingerprint = h.flow.as_ref().map(|_| machine::fingerprint_method(h));
+    let read_param = machine::source_param(flow, &read);
+    let machine = flow.map(|flow| machine::machine_fn(h, flow));
+    let fingerprint = flow.map(|_| machine::fingerprint_method(h));
 
     let impl_items = quote! {
         #machine
@@ -88,7 +89,7 @@ pub fn expand(h: &Handler) -> TokenStream {
         }
     };
 
-    let items = struct_and_invoke(h);
+    let items = struct_and_invoke(h, flow);
     let imp = dummy_const(h, impl_items);
     quote!(#items #imp)
 }

@@ -8,13 +8,14 @@
 //! change.
 
 use super::{machine, private, strip_param_attrs};
+use crate::flow::Flow;
 use crate::model::{Handler, ItemFn};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::{FnArg, Ident};
 
-pub fn expand(h: &Handler) -> TokenStream {
+pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
     let p = private();
     let ItemFn { attrs, vis, sig, body } = &h.item;
     let ident = &sig.ident;
@@ -27,9 +28,9 @@ pub fn expand(h: &Handler) -> TokenStream {
         Some(ty) => quote!(#ty),
         None => quote!(()),
     };
-    let slot = crate::flow::segment::slot();
+    let slot = machine::slot();
 
-    let machine = match &h.flow {
+    let machine = match flow {
         Some(flow) => machine::machine_fn_of(h, flow, &flow_ty),
         // No `.ask()`: the body as written; it completes in the pass that reaches it.
         None => {

@@ -3,13 +3,14 @@
 use super::{
     arg_local, boxed_future, context_arg, dummy_const, duplicate_guard, machine, option, private, struct_and_invoke,
 };
+use crate::flow::Flow;
 use crate::model::{Handler, ParamKind};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Attribute, Ident, Meta, Token, punctuated::Punctuated};
 
-pub fn expand(h: &Handler) -> TokenStream {
+pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
     let p = private();
     let ident = &h.item.sig.ident;
     let (name, _) = h.name();
@@ -89,7 +90,7 @@ pub fn expand(h: &Handler) -> TokenStream {
         };
         #destructure
     };
-    let run = match &h.flow {
+    let run = match flow {
         Some(_) => machine::run_round(h, &call, reads, &call_args, complete),
         None => quote! {
             #reads
@@ -98,9 +99,9 @@ pub fn expand(h: &Handler) -> TokenStream {
         },
     };
     let future = boxed_future(h, run);
-    let call_param = machine::source_param(h, &call);
-    let machine = h.flow.as_ref().map(|flow| machine::machine_fn(h, flow));
-    let fingerprint = h.flow.as_ref().map(|_| machine::fingerprint_method(h));
+    let call_param = machine::source_param(flow, &call);
+    let machine = flow.map(|flow| machine::machine_fn(h, flow));
+    let fingerprint = flow.map(|_| machine::fingerprint_method(h));
     let timeout = h.options.timeout_ms.map(|ms| {
         quote! {
             fn timeout(&self) -> ::core::option::Option<::core::time::Duration> {
@@ -156,7 +157,7 @@ pub fn expand(h: &Handler) -> TokenStream {
         }
     };
 
-    let items = struct_and_invoke(h);
+    let items = struct_and_invoke(h, flow);
     let guard = duplicate_guard(h, "tool");
     let imp = dummy_const(h, impl_items);
     quote!(#items #guard #imp)
