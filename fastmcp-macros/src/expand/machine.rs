@@ -44,9 +44,16 @@ impl Lower for Lowering<'_> {
             let local = &flow.locals[id];
             let witness = flow.witness(id);
             let name = &local.ident;
-            match local.mutable {
-                true => quote!(#witness.carry(&mut #name)),
-                false => quote!(#witness.carry(&#name)),
+            let value = match local.mutable {
+                true => quote!(&mut #name),
+                false => quote!(&#name),
+            };
+            match local.kind {
+                // A parameter carries what its type says (nothing, for what the runtime supplies).
+                LocalKind::Param { whole: true } => {
+                    quote_spanned!(local.span=> #witness.carry(#p::Resumed::travels(#value)))
+                }
+                _ => quote!(#witness.carry(#value)),
             }
         });
         // Bound again where the round resumes: read here, so the binding isn't unused in this arm.
@@ -111,12 +118,18 @@ pub fn machine_fn_of(h: &Handler, flow: &Flow, ident: &Ident) -> TokenStream {
             let local = &flow.locals[id];
             let name = &local.ident;
             let witness = flow.witness(id);
+            let taken = quote!(__fastmcp_carried.take(#slot, &#witness).await);
+            // A parameter is what travelled, or (supplied by the runtime) the one this round was given.
+            let value = match local.kind {
+                LocalKind::Param { whole: true } => quote_spanned!(local.span=> #p::Resumed::resume(#taken, #name)),
+                _ => taken,
+            };
             match local.mutable {
                 true => quote! {
                     #[allow(unused_mut)]
-                    let mut #name = __fastmcp_carried.take(#slot, &#witness).await;
+                    let mut #name = #value;
                 },
-                false => quote!(let #name = __fastmcp_carried.take(#slot, &#witness).await;),
+                false => quote!(let #name = #value;),
             }
         });
         let literals = site.literals.iter().filter_map(|&id| {

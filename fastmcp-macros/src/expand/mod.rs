@@ -12,6 +12,7 @@ mod form;
 #[cfg(test)]
 mod golden;
 mod machine;
+mod params;
 mod prompt;
 mod resource;
 mod subflow;
@@ -21,7 +22,7 @@ use crate::attr::{Completer, Kind, Options, stays_on_param};
 use crate::check;
 use crate::ctxt::Ctxt;
 use crate::flow::Flow;
-use crate::model::{Handler, ItemFn, Param, ParamKind};
+use crate::model::{Handler, ItemFn};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -90,9 +91,19 @@ fn expand(kind: Kind, args: TokenStream, item: ItemFn) -> TokenStream {
             }
         }
         Err(errors) => {
+            // The checks by type still run, so what they find comes in the same compile. They name the
+            // parameters' types outside the fn, so not in a method (in an `impl` block, which takes no such
+            // items), and for a generic fn only those of types that don't name its generics.
+            let sig = &handler.item.sig;
+            let checks = match (sig.receiver(), sig.generics.params.is_empty()) {
+                (Some(_), _) => TokenStream::new(),
+                (None, true) => dummy_const(&handler, param_items(&handler)),
+                (None, false) => dummy_const(&handler, params::borrows_outside(&handler)),
+            };
             let mut item = handler.item;
             strip_param_attrs(&mut item.sig);
             let errors = errors.to_compile_error();
+            let errors = quote!(#errors #checks);
             match machine::unlowered_body(&item.body) {
                 Some(body) => {
                     let ItemFn { attrs, vis, sig, .. } = &item;
@@ -101,6 +112,14 @@ fn expand(kind: Kind, args: TokenStream, item: ItemFn) -> TokenStream {
                 None => quote!(#item #errors),
             }
         }
+    }
+}
+
+/// The items that check the parameters by type (and, for a tool, read its arguments).
+fn param_items(h: &Handler) -> TokenStream {
+    match h.kind {
+        Kind::Tool => tool::param_items(h),
+        _ => params::checks(h),
     }
 }
 
@@ -247,17 +266,7 @@ fn encode_name(name: &str) -> String {
     out
 }
 
-/// The argument the call passes for a context parameter, read from the request value `source`.
-pub fn context_arg(param: &Param, by_ref: bool, source: &Ident) -> TokenStream {
-    let span = param.ty.span();
-    if by_ref {
-        quote_spanned!(span=> #source.context())
-    } else {
-        quote_spanned!(span=> ::core::clone::Clone::clone(#source.context()))
-    }
-}
-
-/// The local a value parameter's parsed argument is bound to.
+/// The local a parameter's value is bound to before the call.
 pub fn arg_local(index: usize) -> Ident {
     format_ident!("__fastmcp_arg_{}", index)
 }
@@ -270,9 +279,9 @@ pub fn complete_method(h: &Handler) -> Option<TokenStream> {
         .params
         .iter()
         .filter_map(|param| {
-            let ParamKind::Value(value) = &param.kind else { return None };
+            let named = param.named()?;
             let (_, completer) = param.attrs.complete.as_ref()?;
-            let name = &value.name;
+            let name = &named.name;
             let completion = match completer {
                 Completer::List(list) => quote!(#p::complete_from_list(&#list, &#query.value)),
                 Completer::Fn(f) => quote_spanned! {f.span()=>

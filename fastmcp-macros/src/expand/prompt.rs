@@ -1,9 +1,10 @@
 //! `#[prompt]`: the unit struct, its `invoke` and `impl PromptHandler`.
 
 use super::{
-    arg_local, boxed_future, complete_method, context_arg, dummy_const, duplicate_guard, machine, option, private,
+    arg_local, boxed_future, complete_method, dummy_const, duplicate_guard, machine, option, params, private,
     struct_and_invoke,
 };
+use crate::attr::Kind;
 use crate::flow::Flow;
 use crate::model::{Handler, ParamKind};
 use proc_macro2::{Span, TokenStream};
@@ -19,34 +20,39 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
     let description = option(h.description());
     let get = Ident::new("__fastmcp_get", Span::call_site());
 
-    let arguments = h.values().map(|(param, value)| {
-        let arg = &value.name;
+    // Each named parameter's entry, kept if its type says it is an argument (an `Option` is one).
+    let arguments = h.named().map(|(param, named)| {
+        let arg = &named.name;
         let description = option(param.attrs.docs.as_ref());
-        let required = value.option_inner.is_none();
-        quote!(#p::prompt_argument(#arg, #description, #required))
+        let (role, required) = match named.option_inner {
+            Some(_) => (quote!(#p::Role::Argument), false),
+            None => (params::item_of(Kind::Prompt, param, "ROLE"), true),
+        };
+        quote!((#role, #p::prompt_argument(#arg, #description, #required)))
     });
 
     let mut reads = Vec::new();
     let mut call_args = Vec::new();
     for (i, param) in h.params.iter().enumerate() {
-        match &param.kind {
-            ParamKind::Context { by_ref } => call_args.push(context_arg(param, *by_ref, &get)),
-            ParamKind::Value(value) => {
-                let local = arg_local(i);
-                let arg = &value.name;
-                let read = match &value.option_inner {
+        let local = arg_local(i);
+        let read = match &param.kind {
+            ParamKind::Named(named) => {
+                let arg = &named.name;
+                match &named.option_inner {
                     Some(inner) => quote_spanned!(inner.span()=> #get.optional::<#inner>(#arg)?),
                     None => {
-                        let ty = &param.ty;
-                        quote_spanned!(ty.span()=> #get.required::<#ty>(#arg)?)
+                        let take = params::take(Kind::Prompt, param, quote!(&#get, #arg));
+                        quote!(#take?)
                     }
-                };
-                reads.push(quote!(let #local = #read;));
-                call_args.push(local.into_token_stream());
+                }
             }
-            // Rejected in `check`.
-            ParamKind::Args { .. } => {}
-        }
+            ParamKind::Unnamed => {
+                let take = params::take(Kind::Prompt, param, quote!(&#get, ""));
+                quote!(#take?)
+            }
+        };
+        reads.push(quote!(let #local = #read;));
+        call_args.push(local.into_token_stream());
     }
 
     let result = match &h.ret {
@@ -69,7 +75,10 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
     let machine = flow.map(|flow| machine::machine_fn(h, flow));
     let fingerprint = flow.map(|_| machine::fingerprint_method(h));
 
+    let checks = params::checks(h);
     let impl_items = quote! {
+        #checks
+
         #machine
 
         impl #p::PromptHandler for #ident {
@@ -78,7 +87,7 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
                     #name,
                     #title,
                     #description,
-                    ::std::vec![#(#arguments),*],
+                    #p::prompt_arguments([#(#arguments),*]),
                 )
             }
 

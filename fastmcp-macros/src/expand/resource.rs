@@ -1,8 +1,9 @@
 //! `#[resource("...")]`: the unit struct, its `invoke` and `impl ResourceHandler`.
 
 use super::{
-    arg_local, boxed_future, complete_method, context_arg, dummy_const, machine, option, private, struct_and_invoke,
+    arg_local, boxed_future, complete_method, dummy_const, machine, option, params, private, struct_and_invoke,
 };
+use crate::attr::Kind;
 use crate::flow::Flow;
 use crate::model::{Handler, ParamKind};
 use crate::uri_template::VarKind;
@@ -28,27 +29,33 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
     let mut reads = Vec::new();
     let mut call_args = Vec::new();
     for (i, param) in h.params.iter().enumerate() {
-        match &param.kind {
-            ParamKind::Context { by_ref } => call_args.push(context_arg(param, *by_ref, &read)),
-            ParamKind::Value(value) => {
-                let local = arg_local(i);
-                let var = &value.name;
-                let query = template.and_then(|t| t.var(var)).is_some_and(|v| v.kind == VarKind::Query);
-                let value_read = match (&value.option_inner, query) {
+        let local = arg_local(i);
+        let variable = match &param.kind {
+            ParamKind::Named(named) => template.and_then(|t| t.var(&named.name)).map(|var| (named, var)),
+            ParamKind::Unnamed => None,
+        };
+        let value_read = match variable {
+            Some((named, var)) => {
+                let name = &named.name;
+                match (&named.option_inner, var.kind == VarKind::Query) {
                     (Some(inner), true) => {
-                        quote_spanned!(inner.span()=> #p::optional_variable::<#inner>(&#read, #var)?)
+                        quote_spanned!(inner.span()=> #p::optional_variable::<#inner>(&#read, #name)?)
                     }
                     _ => {
                         let ty = &param.ty;
-                        quote_spanned!(ty.span()=> #read.variable::<#ty>(#var)?)
+                        quote_spanned!(ty.span()=> #read.variable::<#ty>(#name)?)
                     }
-                };
-                reads.push(quote!(let #local = #value_read;));
-                call_args.push(local.into_token_stream());
+                }
             }
-            // Rejected in `check`.
-            ParamKind::Args { .. } => {}
-        }
+            // Not a variable: supplied by the runtime, as `params::checks` makes sure.
+            None => {
+                let name = param.named().map_or("", |n| n.name.as_str());
+                let take = params::take(Kind::Resource, param, quote!(&#read, #name));
+                quote!(#take?)
+            }
+        };
+        reads.push(quote!(let #local = #value_read;));
+        call_args.push(local.into_token_stream());
     }
 
     let result = match &h.ret {
@@ -71,7 +78,10 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
     let machine = flow.map(|flow| machine::machine_fn(h, flow));
     let fingerprint = flow.map(|_| machine::fingerprint_method(h));
 
+    let checks = params::checks(h);
     let impl_items = quote! {
+        #checks
+
         #machine
 
         impl #p::ResourceHandler for #ident {

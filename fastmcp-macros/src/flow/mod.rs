@@ -112,10 +112,11 @@ impl Flow {
     }
 }
 
-/// Parameters come again with every round, so only a `mut` one (it may have changed) travels.
+/// Parameters come again with every round, so only a `mut` one (it may have changed) travels; one the
+/// runtime supplies is supplied again instead, as its type says (`Resumed`, in the expansion).
 fn travels(local: &Local) -> bool {
     match local.kind {
-        LocalKind::Param { context } => local.mutable && !context,
+        LocalKind::Param { .. } => local.mutable,
         _ => true,
     }
 }
@@ -124,12 +125,12 @@ fn param_locals(params: &[Param]) -> Vec<Local> {
     params
         .iter()
         .flat_map(|p| {
-            let context = matches!(p.kind, ParamKind::Context { .. });
+            let whole = matches!(p.kind, ParamKind::Named(_));
             syntax::bindings(&p.pat).into_iter().map(move |(ident, _, mutable)| Local {
                 span: ident.span(),
                 ident,
                 mutable,
-                kind: LocalKind::Param { context },
+                kind: LocalKind::Param { whole },
             })
         })
         .collect()
