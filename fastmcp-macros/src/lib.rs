@@ -50,10 +50,11 @@ use proc_macro::TokenStream;
 /// ```
 ///
 /// - The doc comments of the fn and of each parameter become the tool's and the properties' descriptions.
-/// - Each `name: Type` parameter is one property of the input schema (`Type: Deserialize + JsonSchema`);
-///   `Option<T>` is optional. Attributes such as `#[serde(default)]` or `#[schemars(range(max = 10))]` on
-///   a parameter go to its field. `Args(args): Args<T>` instead takes the whole arguments object as `T`.
-/// - A parameter of type `Context` (or `&Context`) receives the request's context.
+/// - What a parameter is, its type says, under whatever name it is imported (through
+///   `fastmcp::handler::ToolParam`): a `Context` or `&Context` parameter receives the request's context,
+///   afresh every round; an `Args<T>` takes the whole arguments object as `T`; any other `name: Type` is one
+///   property of the input schema (`Type: Deserialize + JsonSchema`), and `Option<T>` is optional.
+///   Attributes such as `#[serde(default)]` or `#[schemars(range(max = 10))]` on a parameter go to its field.
 /// - The return type implements `IntoToolResult`: `String`, `Json<T>` (structured content and an output
 ///   schema), content blocks, `CallToolResult`, `()`, or a `Result` of these whose `Err` is an `isError`
 ///   result.
@@ -132,7 +133,7 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 /// Template expressions: `{var}` (one path segment), `{+var}` or `{var*}` (may span `/`), `{?a,b}` (query
 /// parameters). Every variable is a parameter of the same name (`T: FromStr`; `Option<T>` only for query
 /// variables); a value that does not parse means "resource not found". A fixed URI takes no parameters.
-/// `Context` parameters and `#[complete(..)]` work as for prompts. The return type implements
+/// Any other parameter must be one the runtime supplies (`Context`); `#[complete(..)]` works as for prompts. The return type implements
 /// `IntoResourceContents` (`String` is text, `Vec<u8>` a blob, `Json<T>` JSON text, or `ResourceContents`,
 /// `ReadResourceResult`, or a `Result` of these). Options: the URI first, then `name` (default: the fn's
 /// name), `title`, `description` (default: the doc comments), `mime_type`.

@@ -53,15 +53,19 @@ pub struct Crate {
 }
 
 impl Crate {
-    /// Reads every module under `src` (a crate's `src` directory).
+    /// Reads every module under `src` (a crate's `src` directory). Files are named from the directory that
+    /// holds the crate: `fastmcp-macros/src/model.rs`.
     pub fn read(src: &Path) -> Result<Crate, String> {
+        let src = src.canonicalize().map_err(|e| format!("{}: {e}", src.display()))?;
+        let base = src.parent().and_then(Path::parent).unwrap_or(&src).to_path_buf();
         let mut files = Vec::new();
-        rust_files(src, src, &mut files).map_err(|e| format!("{}: {e}", src.display()))?;
+        rust_files(&src, &src, &mut files).map_err(|e| format!("{}: {e}", src.display()))?;
         let mut sources = Vec::new();
         for file in files {
             let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-            let relative = file.strip_prefix(src).unwrap_or(&file).to_path_buf();
-            sources.push((relative, file, text));
+            let relative = file.strip_prefix(&src).unwrap_or(&file).to_path_buf();
+            let shown = file.strip_prefix(&base).unwrap_or(&file).to_path_buf();
+            sources.push((relative, shown, text));
         }
         Crate::from_sources(
             sources.iter().map(|(relative, file, text)| (relative.as_path(), file.as_path(), text.as_str())),
@@ -405,11 +409,13 @@ pub fn violations(krate: &Crate, table: &Table) -> Result<Vec<String>, String> {
 pub fn assert_layers(src: &Path, table: &Table) {
     let krate = Crate::read(src).unwrap_or_else(|e| panic!("reading {}: {e}", src.display()));
     let violations = violations(&krate, table).unwrap_or_else(|e| panic!("the table: {e}"));
+    let name = src.canonicalize().ok().and_then(|s| Some(s.parent()?.file_name()?.to_string_lossy().into_owned()));
     assert!(
         violations.is_empty(),
-        "{} breaks its layering ({} violations; the table is in tests/tests/layering.rs):\n{}",
-        src.display(),
+        "{} breaks its layering ({} violation{}; the table is in tests/tests/layering.rs):\n{}",
+        name.unwrap_or_else(|| src.display().to_string()),
         violations.len(),
+        if violations.len() == 1 { "" } else { "s" },
         violations.join("\n")
     );
 }

@@ -44,23 +44,16 @@ fn main() -> ExitCode {
     };
     let counts = krate.edge_counts();
     let paths: usize = counts.values().map(Vec::len).sum();
-    println!("{}: {} modules, {} edges ({paths} paths)", src.display(), krate.modules.len(), counts.len());
+    let mut out =
+        format!("{}: {} modules, {} edges ({paths} paths)\n", src.display(), krate.modules.len(), counts.len());
     let mut broken = 0;
     for ((from, to), edges) in &counts {
-        let why = layers.as_ref().and_then(|l| l.judge(from, to));
-        match why {
-            Some(why) => {
-                broken += 1;
-                let first = edges[0];
-                println!(
-                    "  {from} -> {to}  x{}  !! {why} (first at {}:{})",
-                    edges.len(),
-                    first.file.display(),
-                    first.line
-                );
-            }
-            None => println!("  {from} -> {to}  x{}", edges.len()),
+        out.push_str(&format!("  {from} -> {to}  x{}", edges.len()));
+        if let Some(why) = layers.as_ref().and_then(|l| l.judge(from, to)) {
+            broken += 1;
+            out.push_str(&format!("  !! {why} (first at {}:{})", edges[0].file.display(), edges[0].line));
         }
+        out.push('\n');
     }
     if let Some(layers) = &layers {
         let unplaced: Vec<&str> = krate
@@ -70,9 +63,11 @@ fn main() -> ExitCode {
             .filter(|m| !m.is_empty() && layers.row(m).is_none())
             .collect();
         if !unplaced.is_empty() {
-            println!("  !! modules without a row: {}", unplaced.join(", "));
+            out.push_str(&format!("  !! modules without a row: {}\n", unplaced.join(", ")));
         }
-        println!("{broken} edges break the table");
+        out.push_str(&format!("{broken} edges break the table\n"));
     }
+    // A closed pipe (`| head`) is not the graph's error.
+    let _ = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes());
     ExitCode::SUCCESS
 }
