@@ -1,4 +1,4 @@
-//! The macros' own attribute syntax: options in `#[tool(...)]` / `#[prompt(...)]` / `#[resource(...)]`, and
+//! The macros' own attribute syntax: which macro it is ([`Kind`]), the options in `#[tool(...)]` / `#[prompt(...)]` / `#[resource(...)]`, and
 //! the attributes a parameter may carry.
 //!
 //! Tokio's rules: a duplicate key is an error, an unknown key lists the valid ones (and suggests the closest),
@@ -6,7 +6,7 @@
 
 use crate::ctxt::Ctxt;
 use crate::docs::{self, Description};
-use crate::model::Kind;
+use crate::meta::{closest, list, path_string, string};
 use proc_macro2::TokenStream;
 use syn::parse::{ParseStream, Parser};
 use syn::{Attribute, Expr, ExprArray, ExprLit, Lit, LitStr, Meta, Token};
@@ -47,7 +47,27 @@ impl TaskSupport {
     }
 }
 
+/// Which macro is expanding: each has its own options and its own rules for parameters.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    Tool,
+    Prompt,
+    Resource,
+    /// `#[elicit]` on an `async fn`: a sub-flow a handler awaits with `.ask()`.
+    SubFlow,
+}
+
 impl Kind {
+    /// How the attribute is written, for messages.
+    pub fn attr(self) -> &'static str {
+        match self {
+            Kind::Tool => "#[tool]",
+            Kind::Prompt => "#[prompt]",
+            Kind::Resource => "#[resource]",
+            Kind::SubFlow => "#[elicit]",
+        }
+    }
+
     /// The option keys this macro accepts (the resource URI may also be given first, without a key).
     pub fn keys(self) -> &'static [&'static str] {
         match self {
@@ -187,23 +207,6 @@ fn task_support(cx: &Ctxt, lit: &LitStr) -> Option<TaskSupport> {
     }
 }
 
-pub fn path_string(path: &syn::Path) -> String {
-    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    segments.join("::")
-}
-
-pub fn string(cx: &Ctxt, key: &str, meta: &Meta) -> Option<LitStr> {
-    if let Meta::NameValue(nv) = meta {
-        if let Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) = &nv.value {
-            return Some(s.clone());
-        }
-        cx.error_spanned_by(&nv.value, format!("`{key}` takes a string literal: `{key} = \"...\"`"));
-    } else {
-        cx.error_spanned_by(meta, format!("`{key}` takes a string literal: `{key} = \"...\"`"));
-    }
-    None
-}
-
 fn flag(cx: &Ctxt, key: &str, meta: &Meta) -> Option<bool> {
     match meta {
         Meta::Path(_) => Some(true),
@@ -244,43 +247,6 @@ fn unknown_key(cx: &Ctxt, kind: Kind, meta: &Meta, key: &str) {
         keys => msg.push_str(&format!(" (valid options: {})", list(keys))),
     }
     cx.error_spanned_by(meta.path(), msg);
-}
-
-pub fn list(keys: &[&str]) -> String {
-    keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
-}
-
-/// The valid key a typo or a wire spelling (`readOnlyHint`, `mimeType`) most likely meant.
-pub fn closest<'a>(key: &str, keys: &[&'a str]) -> Option<&'a str> {
-    fn normalize(s: &str) -> String {
-        let s = s.to_ascii_lowercase().replace('_', "");
-        s.strip_suffix("hint").map(str::to_owned).unwrap_or(s)
-    }
-    let wanted = normalize(key);
-    // A valid key this one abbreviates (`mime` for `mime_type`), else the nearest by edit distance.
-    if let Some(k) = keys.iter().find(|k| wanted.len() >= 3 && normalize(k).starts_with(&wanted)) {
-        return Some(k);
-    }
-    keys.iter()
-        .map(|k| (levenshtein(&wanted, &normalize(k)), *k))
-        .filter(|(d, _)| *d <= 2)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k)
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = if ca == *cb { prev } else { 1 + prev.min(row[j]).min(row[j + 1]) };
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
 
 /// A `#[complete(...)]` on a prompt argument or template variable.

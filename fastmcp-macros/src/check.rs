@@ -1,19 +1,20 @@
 //! Semantic checks on the model. Each records its errors, spanned on the user's tokens, and returns, so one
 //! compile shows every problem of the fn.
 
-use crate::attr::TaskSupport;
+use crate::attr::{Kind, TaskSupport};
 use crate::ctxt::Ctxt;
+use crate::flow::Flow;
 use crate::flow::scope::LocalKind;
-use crate::model::{Handler, Kind, ParamKind};
+use crate::model::{Handler, ParamKind};
 use crate::uri_template::VarKind;
 use syn::Signature;
 use syn::visit::{self, Visit};
 
 /// The checks on the model. [`signature`] runs first, on the fn as written, so errors read in source order.
-pub fn run(cx: &Ctxt, h: &Handler) {
+pub fn run(cx: &Ctxt, h: &Handler, flow: Option<&Flow>) {
     name(cx, h);
     params(cx, h);
-    flow(cx, h);
+    carried(cx, flow);
     task_step(cx, h);
     match h.kind {
         Kind::Tool => tool(cx, h),
@@ -22,7 +23,7 @@ pub fn run(cx: &Ctxt, h: &Handler) {
             returns(cx, h, "its contents, like `-> String`");
             resource(cx, h);
         }
-        Kind::SubFlow => subflow(cx, h),
+        Kind::SubFlow => {}
     }
 }
 
@@ -39,21 +40,6 @@ fn task_step(cx: &Ctxt, h: &Handler) {
         _ => "`run_as_task()` can only stand in a #[tool]: only tool calls run as tasks",
     };
     cx.error_at(span, why);
-}
-
-/// A sub-flow's arguments travel in its state (the client doesn't send them again), so each is a plain
-/// `name: T` with `T: Serialize + Deserialize`; there is no request context to take.
-fn subflow(cx: &Ctxt, h: &Handler) {
-    for p in &h.params {
-        match &p.kind {
-            ParamKind::Value(_) => {}
-            ParamKind::Context { .. } => cx.error_spanned_by(
-                &p.ty,
-                "a sub-flow has no request context: its arguments travel in the request state; take what you need from the context in the handler and pass it in",
-            ),
-            ParamKind::Args { .. } => {}
-        }
-    }
 }
 
 /// Prompts and resources produce something; `()` is not a prompt or contents.
@@ -141,8 +127,9 @@ fn is_tool_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
 }
 
+/// What the syntax shows of the parameters' attributes. Whether a named parameter is an argument is its
+/// type's to say: the expansion checks that at compile time (`expand::params`).
 fn params(cx: &Ctxt, h: &Handler) {
-    let attr = h.kind.attr();
     for p in &h.params {
         if let Some((complete, _)) = &p.attrs.complete {
             match (&p.kind, h.kind) {
@@ -153,17 +140,21 @@ fn params(cx: &Ctxt, h: &Handler) {
                     complete,
                     "`#[complete]` is for prompt arguments and resource template variables; tools have no argument completion",
                 ),
-                (ParamKind::Value(_), _) => {}
-                _ => cx.error_spanned_by(complete, "`#[complete]` goes on a `name: T` argument"),
+                (ParamKind::Named(_), _) => {}
+                (ParamKind::Unnamed, _) => cx.error_spanned_by(complete, "`#[complete]` goes on a `name: T` argument"),
             }
         }
-        let forwarded_ok = h.kind == Kind::Tool && matches!(p.kind, ParamKind::Value(_));
+        if h.kind == Kind::SubFlow && matches!(p.ty, syn::Type::Reference(_)) {
+            cx.error_spanned_by(
+                &p.ty,
+                "a sub-flow's arguments travel in the request state, so they own their value: take `String` for `&str`, `Vec<T>` for `&[T]`",
+            );
+        }
+        let forwarded_ok = h.kind == Kind::Tool && matches!(p.kind, ParamKind::Named(_));
         if !forwarded_ok {
             for a in &p.attrs.forwarded {
                 let why = match h.kind {
-                    Kind::Tool => {
-                        "only a plain `name: Type` parameter's attributes are forwarded (to its field in the arguments struct)"
-                    }
+                    Kind::Tool => FORWARDED_TO_ARGUMENTS,
                     _ => {
                         "attributes other than doc comments and `#[complete]` are only forwarded for #[tool] parameters"
                     }
@@ -171,43 +162,15 @@ fn params(cx: &Ctxt, h: &Handler) {
                 cx.error_spanned_by(a, format!("this attribute has no effect here: {why}"));
             }
         }
-        if matches!(p.kind, ParamKind::Args { .. }) && h.kind != Kind::Tool {
-            cx.error_spanned_by(
-                &p.ty,
-                match h.kind {
-                    Kind::SubFlow => format!(
-                        "`Args<T>` is for tools; {attr} takes `name: T` parameters (`T: Serialize + Deserialize`)"
-                    ),
-                    _ => format!(
-                        "`Args<T>` is for tools; {attr} takes one `name: T` parameter per argument (`T: FromStr`)"
-                    ),
-                },
-            );
-        }
     }
 }
 
+/// Where a `#[tool]` parameter's attributes go (also the words of the compile-time error for a named
+/// parameter that turns out to be supplied by the runtime).
+pub const FORWARDED_TO_ARGUMENTS: &str =
+    "only a plain `name: Type` parameter's attributes are forwarded (to its field in the arguments struct)";
+
 fn tool(cx: &Ctxt, h: &Handler) {
-    let mut args = h.params.iter().filter(|p| matches!(p.kind, ParamKind::Args { .. }));
-    if let Some(first) = args.next() {
-        for extra in args {
-            cx.error_spanned_by(
-                &extra.pat,
-                "a tool takes at most one `Args<T>` parameter: it is the whole arguments object",
-            );
-        }
-        for (p, v) in h.values() {
-            cx.error_spanned_by(
-                &p.pat,
-                format!(
-                    "`{}` can't be a parameter next to `{}`: with `Args<T>` the arguments object is `T`, so make `{}` a field of `T`",
-                    v.name,
-                    crate::model::tokens_string(&first.ty),
-                    v.name
-                ),
-            );
-        }
-    }
     if let Some(ret) = &h.ret {
         let mut finder = ImplTraitFinder(None);
         finder.visit_type(ret);
@@ -237,21 +200,12 @@ fn resource(cx: &Ctxt, h: &Handler) {
         return;
     };
     let Some(template) = &uri.template else { return };
-    let uri_text = uri.lit.value();
+    // A parameter that is no variable must be supplied by the runtime: its type says (`expand::params`).
     if !template.is_template {
-        for (p, v) in h.values() {
-            cx.error_spanned_by(
-                &p.pat,
-                format!(
-                    "`{uri_text}` is a fixed URI, so the resource takes no parameters besides the context; to take `{}`, make the URI a template with `{{{}}}` in it",
-                    v.name, v.name
-                ),
-            );
-        }
         return;
     }
     for var in &template.vars {
-        if !h.values().any(|(_, v)| v.name == var.name) {
+        if !h.named().any(|(_, v)| v.name == var.name) {
             cx.error_spanned_by(
                 &uri.lit,
                 format!(
@@ -261,20 +215,18 @@ fn resource(cx: &Ctxt, h: &Handler) {
             );
         }
     }
-    for (p, v) in h.values() {
-        match template.var(&v.name) {
-            None => cx.error_spanned_by(
-                &p.pat,
-                format!("parameter `{}` is not a variable of the URI template `{uri_text}`: add `{{{}}}` to the template or remove the parameter", v.name, v.name),
-            ),
-            Some(var) if var.kind != VarKind::Query && v.option_inner.is_some() => cx.error_spanned_by(
+    for (p, v) in h.named() {
+        if let Some(var) = template.var(&v.name)
+            && var.kind != VarKind::Query
+            && v.option_inner.is_some()
+        {
+            cx.error_spanned_by(
                 &p.ty,
                 format!(
                     "`{}` is a path variable, present in every URI the template matches, so it can't be `Option`; only query variables (`{{?{}}}`) may be absent",
                     v.name, v.name
                 ),
-            ),
-            Some(_) => {}
+            );
         }
     }
 }
@@ -304,8 +256,8 @@ fn borrowed_for_loops(cx: &Ctxt, body: &syn::Block) {
 
 /// A borrow can't be carried across `.ask()`: the next round runs in another request, where what it borrows
 /// from is gone. (Borrows the syntax doesn't show are caught by the `Carried` bound, on the same binding.)
-fn flow(cx: &Ctxt, h: &Handler) {
-    let Some(flow) = &h.flow else { return };
+fn carried(cx: &Ctxt, flow: Option<&Flow>) {
+    let Some(flow) = flow else { return };
     borrowed_for_loops(cx, &flow.body);
     for id in flow.carried_locals() {
         let local = &flow.locals[id];
@@ -324,5 +276,34 @@ fn flow(cx: &Ctxt, h: &Handler) {
                 "`{name}` {how}, and it is used after an `.ask()`: a borrow can't be carried to the next round (that round runs in another request, where what it borrows from is gone); hold an owned value instead (`.clone()`, `.to_owned()`), or borrow again after the `.ask()`"
             ),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::attr::{Kind, Options};
+    use crate::ctxt::Ctxt;
+    use crate::flow::Flow;
+    use crate::model::{Handler, ItemFn};
+
+    /// The errors a `#[tool]` fn has, through the checks.
+    fn errors(source: &str) -> Vec<String> {
+        let cx = Ctxt::new();
+        let item: ItemFn = syn::parse_str(source).expect("parses");
+        let h = Handler::new(&cx, Kind::Tool, Options::default(), item);
+        let flow = Flow::new(&cx, &h);
+        super::run(&cx, &h, flow.as_ref());
+        match cx.check() {
+            Ok(()) => vec![],
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn borrows_carried_across_an_ask_are_errors() {
+        let errors =
+            errors("async fn f(v: Vec<u8>) -> R { let a = &v; let ref b = v; let c = &v; A.ask().await?; Ok((a, b)) }");
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].starts_with("`a` is a borrow") && errors[1].starts_with("`b` is a `ref` binding"));
     }
 }

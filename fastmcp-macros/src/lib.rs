@@ -9,10 +9,12 @@
 //! for unit tests (unless it awaits `.ask()`: then its body is compiled into a resumable state machine,
 //! see `flow`). Set `FASTMCP_MACROS_DEBUG=1` while building to print every expansion to stderr.
 //!
-//! The crate follows serde_derive's split: `attr` parses the macros' options, `model` builds a typed view of
-//! the fn (with `flow`, the model of a body that asks), `check` validates it, `expand` generates code.
-//! Errors accumulate in a `Ctxt`, are spanned on the user's tokens, and are emitted next to the user's fn so
-//! the IDE keeps working.
+//! The crate follows serde_derive's one-way split: `attr` parses the macros' options, `model` builds a typed
+//! view of the fn, `flow` analyses a body that asks (it reads the fn and names nothing of the runtime),
+//! `check` validates, and `expand` generates code, the only module that names `::fastmcp::__private`.
+//! `#[elicit]` on a struct or an enum goes the same way through `elicit::{options, model, check}` and
+//! `expand::{form, choice}`. Errors accumulate in a `Ctxt`, are spanned on the user's tokens, and are
+//! emitted next to the user's item so the IDE keeps working. `tests/layering.rs` keeps the order.
 #![forbid(unsafe_code)]
 
 mod attr;
@@ -22,10 +24,11 @@ mod docs;
 mod elicit;
 mod expand;
 mod flow;
+mod meta;
 mod model;
 mod uri_template;
 
-use model::Kind;
+use attr::Kind;
 use proc_macro::TokenStream;
 
 /// Makes an `async fn` an MCP tool.
@@ -47,10 +50,11 @@ use proc_macro::TokenStream;
 /// ```
 ///
 /// - The doc comments of the fn and of each parameter become the tool's and the properties' descriptions.
-/// - Each `name: Type` parameter is one property of the input schema (`Type: Deserialize + JsonSchema`);
-///   `Option<T>` is optional. Attributes such as `#[serde(default)]` or `#[schemars(range(max = 10))]` on
-///   a parameter go to its field. `Args(args): Args<T>` instead takes the whole arguments object as `T`.
-/// - A parameter of type `Context` (or `&Context`) receives the request's context.
+/// - What a parameter is, its type says, under whatever name it is imported (through
+///   `fastmcp::handler::ToolParam`): a `Context` or `&Context` parameter receives the request's context,
+///   afresh every round; an `Args<T>` takes the whole arguments object as `T`; any other `name: Type` is one
+///   property of the input schema (`Type: Deserialize + JsonSchema`), and `Option<T>` is optional.
+///   Attributes such as `#[serde(default)]` or `#[schemars(range(max = 10))]` on a parameter go to its field.
 /// - The return type implements `IntoToolResult`: `String`, `Json<T>` (structured content and an output
 ///   schema), content blocks, `CallToolResult`, `()`, or a `Result` of these whose `Err` is an `isError`
 ///   result.
@@ -129,7 +133,7 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 /// Template expressions: `{var}` (one path segment), `{+var}` or `{var*}` (may span `/`), `{?a,b}` (query
 /// parameters). Every variable is a parameter of the same name (`T: FromStr`; `Option<T>` only for query
 /// variables); a value that does not parse means "resource not found". A fixed URI takes no parameters.
-/// `Context` parameters and `#[complete(..)]` work as for prompts. The return type implements
+/// Any other parameter must be one the runtime supplies (`Context`); `#[complete(..)]` works as for prompts. The return type implements
 /// `IntoResourceContents` (`String` is text, `Vec<u8>` a blob, `Json<T>` JSON text, or `ResourceContents`,
 /// `ReadResourceResult`, or a `Result` of these). Options: the URI first, then `name` (default: the fn's
 /// name), `title`, `description` (default: the doc comments), `mime_type`.
@@ -142,5 +146,5 @@ pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `let answer = Confirm::elicit("Deploy?").ask().await?;`.
 #[proc_macro_attribute]
 pub fn elicit(args: TokenStream, item: TokenStream) -> TokenStream {
-    elicit::run(args.into(), item.into()).into()
+    expand::elicit(args.into(), item.into()).into()
 }

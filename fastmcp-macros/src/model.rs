@@ -1,10 +1,10 @@
 //! The typed model of an annotated fn: what each parameter is to the macro, built from the syntax with every
-//! problem recorded. The checks in `check.rs` and the codegen in `expand/` read only this.
+//! problem recorded. The analysis of a body that asks (`flow`), the checks in `check.rs` and the codegen in
+//! `expand/` read this; the model itself knows nothing of them.
 
-use crate::attr::{Options, ParamAttrs};
+use crate::attr::{Kind, Options, ParamAttrs};
 use crate::ctxt::Ctxt;
 use crate::docs::Description;
-use crate::flow::Flow;
 use crate::uri_template::{self, UriTemplate};
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::ToTokens;
@@ -14,27 +14,6 @@ use syn::{
     Attribute, FnArg, GenericArgument, Ident, LitStr, Pat, PatIdent, PathArguments, ReturnType, Signature, Type,
     TypePath, Visibility,
 };
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Kind {
-    Tool,
-    Prompt,
-    Resource,
-    /// `#[elicit]` on an `async fn`: a sub-flow a handler awaits with `.ask()`.
-    SubFlow,
-}
-
-impl Kind {
-    /// How the attribute is written, for messages.
-    pub fn attr(self) -> &'static str {
-        match self {
-            Kind::Tool => "#[tool]",
-            Kind::Prompt => "#[prompt]",
-            Kind::Resource => "#[resource]",
-            Kind::SubFlow => "#[elicit]",
-        }
-    }
-}
 
 /// A fn as written. The body stays raw tokens: the macro never reads it, and a body that does not parse yet
 /// (the user is mid-edit) must not stop the expansion, so rustc and rust-analyzer report on it themselves.
@@ -87,8 +66,6 @@ pub struct Handler {
     pub params: Vec<Param>,
     /// The declared return type; `None` for `()`.
     pub ret: Option<Type>,
-    /// The body's suspension points and what they carry, when it has any `.ask().await`.
-    pub flow: Option<Flow>,
 }
 
 pub struct Param {
@@ -98,20 +75,22 @@ pub struct Param {
     pub attrs: ParamAttrs,
 }
 
+/// What the syntax says of a parameter. Whether it is an argument or supplied by the runtime (the
+/// request's `Context`, `Args<T>`) is its type's to say, through the runtime's traits: the expansion asks
+/// them, and never reads the name a type is written with.
 pub enum ParamKind {
-    /// `ctx: Context` or `ctx: &Context`: supplied by the runtime, not part of any schema.
-    Context { by_ref: bool },
-    /// `Args(args): Args<T>`: the whole arguments object, deserialized into `inner`.
-    Args { inner: Type },
-    /// `name: T`: one named argument.
-    Value(Value),
+    /// `name: T`.
+    Named(Box<Named>),
+    /// `_: T` or a destructuring `Args(args): T`: with no name, it can't be an argument, so `T` must be
+    /// supplied by the runtime (a compile-time check of the expansion).
+    Unnamed,
 }
 
-pub struct Value {
+pub struct Named {
     pub ident: Ident,
     /// The name on the wire: the ident without `r#`.
     pub name: String,
-    /// `T` when the parameter's type is `Option<T>`.
+    /// `T` when the parameter's type is `Option<T>` (an optional prompt argument or query variable).
     pub option_inner: Option<Type>,
 }
 
@@ -155,8 +134,7 @@ impl Handler {
             ReturnType::Default => None,
             ReturnType::Type(_, ty) => Some((**ty).clone()),
         };
-        let flow = Flow::new(cx, kind, &params, &item.body);
-        Handler { kind, options, uri, docs: crate::docs::description(&item.attrs), params, ret, flow, item }
+        Handler { kind, options, uri, docs: crate::docs::description(&item.attrs), params, ret, item }
     }
 
     /// The registered name (the `name` option, else the fn's ident without `r#`) and the tokens to span
@@ -176,8 +154,8 @@ impl Handler {
         }
     }
 
-    pub fn values(&self) -> impl Iterator<Item = (&Param, &Value)> {
-        self.params.iter().filter_map(|p| p.value().map(|v| (p, v)))
+    pub fn named(&self) -> impl Iterator<Item = (&Param, &Named)> {
+        self.params.iter().filter_map(|p| p.named().map(|n| (p, n)))
     }
 }
 
@@ -191,83 +169,55 @@ impl Param {
         Some(Param { pat, ty, kind: param_kind, attrs })
     }
 
-    pub fn value(&self) -> Option<&Value> {
+    pub fn named(&self) -> Option<&Named> {
         match &self.kind {
-            ParamKind::Value(v) => Some(v),
-            _ => None,
+            ParamKind::Named(n) => Some(n),
+            ParamKind::Unnamed => None,
         }
     }
 }
 
 fn classify(cx: &Ctxt, kind: Kind, pat: &Pat, ty: &Type) -> Option<ParamKind> {
-    if let Some(by_ref) = context_type(cx, ty) {
-        return match pat {
-            Pat::Ident(PatIdent { by_ref: None, subpat: None, .. }) | Pat::Wild(_) => {
-                Some(ParamKind::Context { by_ref })
-            }
-            _ => {
-                unsupported_pattern(cx, kind, pat);
-                None
-            }
-        };
-    }
-    if let Some(inner) = last_segment_arg(ty, "Args") {
-        let pat_ok = match pat {
-            Pat::Ident(PatIdent { by_ref: None, subpat: None, .. }) => true,
-            Pat::TupleStruct(ts) => ts.path.segments.last().is_some_and(|s| s.ident == "Args") && ts.elems.len() == 1,
-            _ => false,
-        };
-        if !pat_ok {
-            unsupported_pattern(cx, kind, pat);
-            return None;
+    let param_kind = match pat {
+        Pat::Ident(PatIdent { by_ref: None, subpat: None, ident, .. }) => {
+            let option_inner = last_segment_arg(ty, "Option").cloned();
+            ParamKind::Named(Box::new(Named { name: ident.unraw().to_string(), ident: ident.clone(), option_inner }))
         }
-        return Some(ParamKind::Args { inner: inner.clone() });
-    }
-    let ident = match pat {
-        Pat::Ident(PatIdent { by_ref: None, subpat: None, ident, .. }) => ident.clone(),
+        // A sub-flow's parameters are fields of its state: each needs a name.
+        Pat::Wild(_) | Pat::TupleStruct(_) if kind != Kind::SubFlow => ParamKind::Unnamed,
         _ => {
             unsupported_pattern(cx, kind, pat);
             return None;
         }
     };
-    if !owned_type(cx, ty) {
+    if let Some(it) = impl_trait(ty) {
+        cx.error_spanned_by(it, "`impl Trait` parameters are generic, which is not supported: name a concrete type");
         return None;
     }
-    let option_inner = last_segment_arg(ty, "Option").cloned();
-    Some(ParamKind::Value(Value { name: ident.unraw().to_string(), ident, option_inner }))
+    if let Type::Reference(r) = ty
+        && r.mutability.is_some()
+    {
+        cx.error_spanned_by(
+            ty,
+            "a parameter can't be a mutable borrow: take an argument by value, and the request's context as `Context` or `&Context`",
+        );
+        return None;
+    }
+    Some(param_kind)
 }
 
-fn unsupported_pattern(cx: &Ctxt, kind: Kind, pat: &Pat) {
+/// The words of the error on a pattern a parameter can't have (also the compile-time one, for an unnamed
+/// parameter whose type turns out to be an argument).
+pub fn unsupported_pattern_message(kind: Kind) -> String {
     let hint = match kind {
         Kind::Tool => "use `name: Type`, or `Args(args): Args<T>` to take all arguments as one struct",
         Kind::Prompt | Kind::Resource | Kind::SubFlow => "use `name: Type`",
     };
-    cx.error_spanned_by(pat, format!("unsupported parameter pattern in a {} fn: {hint}", kind.attr()));
+    format!("unsupported parameter pattern in a {} fn: {hint}", kind.attr())
 }
 
-/// `Some(by_ref)` when the type is (a reference to) a type named `Context`.
-fn context_type(cx: &Ctxt, ty: &Type) -> Option<bool> {
-    match ty {
-        Type::Reference(r) if is_context(&r.elem) => {
-            if r.mutability.is_some() {
-                cx.error_spanned_by(ty, "take the context as `Context` or `&Context`; it cannot be borrowed mutably");
-            }
-            Some(true)
-        }
-        Type::Paren(p) => context_type(cx, &p.elem),
-        _ if is_context(ty) => Some(false),
-        _ => None,
-    }
-}
-
-fn is_context(ty: &Type) -> bool {
-    match ty {
-        Type::Path(TypePath { qself: None, path }) => {
-            path.segments.last().is_some_and(|s| s.ident == "Context" && matches!(s.arguments, PathArguments::None))
-        }
-        Type::Paren(p) => is_context(&p.elem),
-        _ => false,
-    }
+fn unsupported_pattern(cx: &Ctxt, kind: Kind, pat: &Pat) {
+    cx.error_spanned_by(pat, unsupported_pattern_message(kind));
 }
 
 /// `T` when `ty` is `…::Name<T>`.
@@ -289,53 +239,11 @@ pub fn last_segment_arg<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
     Some(first)
 }
 
-/// Arguments come from the request, so a parameter owns its value: references and `impl Trait` are errors.
-fn owned_type(cx: &Ctxt, ty: &Type) -> bool {
+/// A parameter's `impl Trait` (the fn would be generic).
+fn impl_trait(ty: &Type) -> Option<&Type> {
     match ty {
-        Type::Reference(r) => {
-            let owned = match &*r.elem {
-                Type::Path(p) if p.path.is_ident("str") => "String".to_string(),
-                Type::Path(p) if p.path.is_ident("Path") => "PathBuf".to_string(),
-                Type::Slice(s) => format!("Vec<{}>", tokens_string(&s.elem)),
-                other => tokens_string(other),
-            };
-            cx.error_spanned_by(
-                ty,
-                format!(
-                    "parameters are parsed from the request and must own their value: use `{owned}` instead of `{}`",
-                    tokens_string(ty)
-                ),
-            );
-            false
-        }
-        Type::ImplTrait(_) => {
-            cx.error_spanned_by(
-                ty,
-                "`impl Trait` parameters are generic, which is not supported: name a concrete type",
-            );
-            false
-        }
-        Type::Paren(p) => owned_type(cx, &p.elem),
-        _ => true,
+        Type::ImplTrait(_) => Some(ty),
+        Type::Paren(p) => impl_trait(&p.elem),
+        _ => None,
     }
-}
-
-/// Tokens as a human would write them: `&'a str`, `Vec<u8>`.
-pub fn tokens_string(t: &impl ToTokens) -> String {
-    let raw = t.to_token_stream().to_string();
-    let mut out = String::with_capacity(raw.len());
-    let mut chars = raw.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == ' ' {
-            let prev = out.chars().last();
-            let next = chars.peek().copied();
-            let glue_prev = matches!(prev, Some('&' | '<' | '(' | '[' | ':' | '\''));
-            let glue_next = matches!(next, Some('<' | '>' | ',' | ')' | ']' | ':' | ';'));
-            if glue_prev || glue_next {
-                continue;
-            }
-        }
-        out.push(c);
-    }
-    out
 }

@@ -76,6 +76,10 @@ pub mod __private {
     pub use crate::flow::{
         Ask, ElicitForm, OnlyInsideHandlers, Pass, Resume, Slot, Step, SubFlow, SubFlowCall, Suspension, drive,
     };
+    pub use crate::handler::param::{
+        PromptParam, ResourceParam, Resumed, Role, SubFlowParam, ToolInput, ToolParam, borrowed_param, input_schema,
+        parse_arguments, prompt_arguments, subflow_param,
+    };
     pub use crate::handler::{
         BoxFuture, CompletionQuery, HandlerResult, IntoCompletion, IntoPromptResult, IntoResourceContents,
         IntoToolResult, PromptGet, PromptHandler, ResourceDefinition, ResourceHandler, ResourceRead, TaskSupport,
@@ -86,7 +90,7 @@ pub mod __private {
         CallToolResult, Completion, GetPromptResult, JsonObject, Prompt, PromptArgument, ReadResourceResult, Resource,
         ResourceTemplate, Tool, ToolAnnotations,
     };
-    pub use crate::schema::{input_schema, output_schema};
+    pub use crate::schema::output_schema;
     pub use {schemars, serde, serde_json};
     /// What `#[elicit]` expands to: form fields, selects, the schema builder and answer validation.
     pub mod form {

@@ -18,10 +18,66 @@ const _: () = {
     )]
     #[serde(crate = "::fastmcp::__private::serde")]
     #[schemars(crate = "::fastmcp::__private::schemars")]
-    struct __FastmcpArgs {
-        path: String,
-        force: bool,
+    struct __FastmcpArgs<__F0, __F1> {
+        path: __F0,
+        force: __F1,
     }
+    const fn __fastmcp_input<
+        'r,
+        __T0: ::fastmcp::__private::ToolParam<'r>,
+        __T1: ::fastmcp::__private::ToolParam<'r>,
+    >() -> ::fastmcp::__private::ToolInput<'r, (__T0, __T1), 2usize> {
+        ::fastmcp::__private::ToolInput {
+            roles: [
+                <__T0 as ::fastmcp::__private::ToolParam<'r>>::ROLE,
+                <__T1 as ::fastmcp::__private::ToolParam<'r>>::ROLE,
+            ],
+            schema: ::fastmcp::__private::input_schema::<
+                __FastmcpArgs<
+                    <__T0 as ::fastmcp::__private::ToolParam<'r>>::Field,
+                    <__T1 as ::fastmcp::__private::ToolParam<'r>>::Field,
+                >,
+            >,
+            values: |__fastmcp_call, __fastmcp_roles| {
+                let __FastmcpArgs { path: __fastmcp_arg_0, force: __fastmcp_arg_1 } = ::fastmcp::__private::parse_arguments::<
+                    __FastmcpArgs<
+                        <__T0 as ::fastmcp::__private::ToolParam<'r>>::Field,
+                        <__T1 as ::fastmcp::__private::ToolParam<'r>>::Field,
+                    >,
+                >(__fastmcp_call, __fastmcp_roles)?;
+                ::core::result::Result::Ok((
+                    <__T0 as ::fastmcp::__private::ToolParam<
+                        'r,
+                    >>::take(__fastmcp_arg_0, __fastmcp_call),
+                    <__T1 as ::fastmcp::__private::ToolParam<
+                        'r,
+                    >>::take(__fastmcp_arg_1, __fastmcp_call),
+                ))
+            },
+        }
+    }
+    const __FASTMCP_ROLES: [::fastmcp::__private::Role; 2usize] = __fastmcp_input::<
+        '_,
+        String,
+        bool,
+    >()
+        .roles;
+    const _: () = if ::fastmcp::__private::Role::beside_arguments(
+        &__FASTMCP_ROLES,
+        0usize,
+    ) {
+        ::core::panic!(
+            "`path` can't be a parameter next to `Args<T>`: with `Args<T>` the arguments object is `T`, so make `path` a field of `T`"
+        )
+    };
+    const _: () = if ::fastmcp::__private::Role::beside_arguments(
+        &__FASTMCP_ROLES,
+        1usize,
+    ) {
+        ::core::panic!(
+            "`force` can't be a parameter next to `Args<T>`: with `Args<T>` the arguments object is `T`, so make `force` a field of `T`"
+        )
+    };
     impl delete {
         #[doc(hidden)]
         async fn __fastmcp_machine(
@@ -91,7 +147,7 @@ const _: () = {
                 "delete",
                 ::core::option::Option::None,
                 ::core::option::Option::None,
-                ::fastmcp::__private::input_schema::<__FastmcpArgs>(),
+                __fastmcp_input::<'_, String, bool>().input_schema(),
                 <Result<
                     String,
                 > as ::fastmcp::__private::IntoToolResult>::output_schema(),
@@ -107,8 +163,12 @@ const _: () = {
             ::std::boxed::Box::pin(async move {
                 let mut __fastmcp_resume = __fastmcp_call.take_resume();
                 loop {
-                    let __fastmcp_args: __FastmcpArgs = match __fastmcp_call
-                        .parse_arguments()
+                    let (__fastmcp_arg_0, __fastmcp_arg_1) = match __fastmcp_input::<
+                        '_,
+                        String,
+                        bool,
+                    >()
+                        .values(&__fastmcp_call)
                     {
                         ::core::result::Result::Ok(__fastmcp_ok) => __fastmcp_ok,
                         ::core::result::Result::Err(__fastmcp_err) => {
@@ -118,10 +178,6 @@ const _: () = {
                             );
                         }
                     };
-                    let __FastmcpArgs {
-                        path: __fastmcp_arg_0,
-                        force: __fastmcp_arg_1,
-                    } = __fastmcp_args;
                     let __fastmcp_slot = ::fastmcp::__private::Slot::new();
                     let __fastmcp_body = delete::__fastmcp_machine(
                         __fastmcp_arg_0,

@@ -18,9 +18,36 @@ const _: () = {
     )]
     #[serde(crate = "::fastmcp::__private::serde")]
     #[schemars(crate = "::fastmcp::__private::schemars")]
-    struct __FastmcpArgs {
-        secret: u32,
+    struct __FastmcpArgs<__F0> {
+        secret: __F0,
     }
+    const fn __fastmcp_input<'r, __T0: ::fastmcp::__private::ToolParam<'r>>() -> ::fastmcp::__private::ToolInput<
+        'r,
+        (__T0,),
+        1usize,
+    > {
+        ::fastmcp::__private::ToolInput {
+            roles: [<__T0 as ::fastmcp::__private::ToolParam<'r>>::ROLE],
+            schema: ::fastmcp::__private::input_schema::<
+                __FastmcpArgs<<__T0 as ::fastmcp::__private::ToolParam<'r>>::Field>,
+            >,
+            values: |__fastmcp_call, __fastmcp_roles| {
+                let __FastmcpArgs { secret: __fastmcp_arg_0 } = ::fastmcp::__private::parse_arguments::<
+                    __FastmcpArgs<<__T0 as ::fastmcp::__private::ToolParam<'r>>::Field>,
+                >(__fastmcp_call, __fastmcp_roles)?;
+                ::core::result::Result::Ok((
+                    <__T0 as ::fastmcp::__private::ToolParam<
+                        'r,
+                    >>::take(__fastmcp_arg_0, __fastmcp_call),
+                ))
+            },
+        }
+    }
+    const __FASTMCP_ROLES: [::fastmcp::__private::Role; 1usize] = __fastmcp_input::<
+        '_,
+        u32,
+    >()
+        .roles;
     impl guess {
         #[doc(hidden)]
         async fn __fastmcp_machine(
@@ -120,7 +147,7 @@ const _: () = {
                 "guess",
                 ::core::option::Option::None,
                 ::core::option::Option::None,
-                ::fastmcp::__private::input_schema::<__FastmcpArgs>(),
+                __fastmcp_input::<'_, u32>().input_schema(),
                 <Result<
                     String,
                 > as ::fastmcp::__private::IntoToolResult>::output_schema(),
@@ -136,8 +163,8 @@ const _: () = {
             ::std::boxed::Box::pin(async move {
                 let mut __fastmcp_resume = __fastmcp_call.take_resume();
                 loop {
-                    let __fastmcp_args: __FastmcpArgs = match __fastmcp_call
-                        .parse_arguments()
+                    let (__fastmcp_arg_0,) = match __fastmcp_input::<'_, u32>()
+                        .values(&__fastmcp_call)
                     {
                         ::core::result::Result::Ok(__fastmcp_ok) => __fastmcp_ok,
                         ::core::result::Result::Err(__fastmcp_err) => {
@@ -147,7 +174,6 @@ const _: () = {
                             );
                         }
                     };
-                    let __FastmcpArgs { secret: __fastmcp_arg_0 } = __fastmcp_args;
                     let __fastmcp_slot = ::fastmcp::__private::Slot::new();
                     let __fastmcp_body = guess::__fastmcp_machine(
                         __fastmcp_arg_0,

@@ -1,4 +1,7 @@
-//! Test support: run a server binary as a child process and talk MCP to it over its stdin/stdout.
+//! Test support: run a server binary as a child process and talk MCP to it over its stdin/stdout; and
+//! [`layers`], which reads the crates' module graphs for the layering check.
+
+pub mod layers;
 
 use serde_json::{Value, json};
 use std::collections::VecDeque;

@@ -63,8 +63,12 @@ impl ElicitForm for Number {
 // ---- helpers -------------------------------------------------------------------------------------------
 
 fn ctx() -> Context {
+    ctx_with_id(1)
+}
+
+fn ctx_with_id(id: i64) -> Context {
     Context::new(Scope {
-        request_id: RequestId::Number(1),
+        request_id: RequestId::Number(id),
         protocol_version: ProtocolVersion::V2025_06_18,
         client_info: None,
         client_capabilities: ClientCapabilities::default(),
@@ -137,6 +141,30 @@ fn locals(s: &Suspension) -> Value {
 }
 
 // ---- straight line: code before an ask runs once -------------------------------------------------------
+
+// ---- parameters across rounds: a `mut` argument travels, the context is each round's own ---------------
+
+/// Note the request each round runs in, and the rounds before.
+#[tool]
+async fn each_round(#[allow(unused_mut)] mut ctx: Context, mut seen: Vec<String>) -> Result<String> {
+    seen.push(format!("{:?}", ctx.request_id()));
+    Confirm::elicit("again?").ask().await?;
+    seen.push(format!("{:?}", ctx.request_id()));
+    Ok(seen.join(" "))
+}
+
+#[tokio::test]
+async fn a_mut_context_is_not_carried_but_supplied_again() {
+    let args = json!({ "seen": ["start"] });
+    let first = ToolCall::new(Some(raw(&args)), ctx_with_id(1));
+    let first = suspended(each_round.call(first).await);
+    // Both `mut` parameters are read after the ask: the argument travels, the context as nothing.
+    assert_eq!(locals(&first), json!([null, ["start", "Number(1)"]]));
+    let answer = [("ask1", accept(json!({ "confirm": true })))];
+    let second = ToolCall::new(Some(raw(&args)), ctx_with_id(2)).resuming(resume(&first, &answer));
+    let done = completed(each_round.call(second).await);
+    assert_eq!(text(&done), "start Number(1) Number(2)");
+}
 
 static PLANNED: AtomicUsize = AtomicUsize::new(0);
 

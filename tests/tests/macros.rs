@@ -132,6 +132,74 @@ async fn bad_arguments_are_an_is_error_result_naming_the_tool() {
     assert!(text(&call(greet, Some(json!({}))).await).contains("missing field `name`"));
 }
 
+// ---- parameters are what their types say, not their names -------------------------------------------
+
+mod own {
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+
+    /// The user's own type, named like the runtime's.
+    #[derive(Debug, Deserialize, JsonSchema)]
+    pub struct Context {
+        pub tenant: String,
+    }
+
+    /// Greet within a tenant.
+    #[fastmcp::tool]
+    pub async fn tenant_greeting(ctx: Context, name: String) -> String {
+        format!("{}: hello {name}", ctx.tenant)
+    }
+}
+
+#[tokio::test]
+async fn a_type_of_the_users_named_context_is_an_argument() {
+    let def = definition(&own::tenant_greeting);
+    let schema = &def["inputSchema"];
+    assert_eq!(schema["required"], json!(["ctx", "name"]));
+    assert_eq!(schema["properties"]["ctx"], json!({ "$ref": "#/$defs/Context" }));
+    assert_eq!(schema["$defs"]["Context"]["properties"]["tenant"], json!({ "type": "string" }));
+    let out = call(own::tenant_greeting, Some(json!({ "ctx": { "tenant": "acme" }, "name": "Bo" }))).await;
+    assert_eq!(text(&out), "acme: hello Bo");
+    let out = call(own::tenant_greeting, Some(json!({ "name": "Bo" }))).await;
+    assert!(text(&out).contains("missing field `ctx`"), "{}", text(&out));
+}
+
+fn three() -> u32 {
+    3
+}
+
+/// A parameter's own attributes may name functions of its type.
+#[tool]
+async fn with_default(#[serde(default = "three")] n: u32, _ctx: &Context) -> String {
+    n.to_string()
+}
+
+#[tokio::test]
+async fn a_parameters_serde_attributes_keep_its_type() {
+    assert_eq!(definition(&with_default)["inputSchema"]["properties"]["n"]["default"], 3);
+    assert_eq!(text(&call(with_default, Some(json!({}))).await), "3");
+    assert_eq!(text(&call(with_default, Some(json!({ "n": 5 }))).await), "5");
+}
+
+mod renamed {
+    use fastmcp::Context as Ctx;
+
+    /// Greet, with the request's context under another name.
+    #[fastmcp::tool]
+    pub async fn who(ctx: Ctx, again: &Ctx, name: String) -> String {
+        format!("{name} {:?} {:?}", ctx.request_id(), again.request_id())
+    }
+}
+
+#[tokio::test]
+async fn the_runtimes_context_under_another_name_is_supplied() {
+    let schema = &definition(&renamed::who)["inputSchema"];
+    assert_eq!(schema["properties"], json!({ "name": { "type": "string" } }), "the context is not a property");
+    assert_eq!(schema["required"], json!(["name"]));
+    let out = call(renamed::who, Some(json!({ "name": "Bo", "ctx": "ignored, as any unknown key" }))).await;
+    assert_eq!(text(&out), "Bo Number(7) Number(7)");
+}
+
 #[derive(Debug, Deserialize, JsonSchema)]
 struct SearchQuery {
     /// Text to look for.

@@ -4,8 +4,8 @@
 //! closest, a malformed value says what it should look like, and parsing goes on after every problem.
 
 use super::case::RenameRule;
-use crate::attr::{closest, list, path_string, string};
 use crate::ctxt::Ctxt;
+use crate::meta::{closest, list, path_string, string};
 use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
@@ -237,8 +237,13 @@ impl Options {
 }
 
 /// Whether an attribute is one of the macro's own (`#[elicit(...)]`), to read and then strip.
-pub fn is_ours(attr: &Attribute) -> bool {
+fn is_ours(attr: &Attribute) -> bool {
     attr.path().is_ident("elicit")
+}
+
+/// Removes the macro's own attributes; everything else (docs, serde, lints) stays on the item.
+pub fn strip_ours(attrs: &mut Vec<Attribute>) {
+    attrs.retain(|a| !is_ours(a));
 }
 
 fn unknown_key(cx: &Ctxt, place: Place, meta: &Meta, key: &str) {

@@ -4,7 +4,7 @@
 //! writes them instead; read the diff before committing.
 
 use super::run;
-use crate::model::Kind;
+use crate::attr::Kind;
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 use std::path::{Path, PathBuf};

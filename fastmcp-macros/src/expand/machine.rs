@@ -9,13 +9,73 @@
 //! or `read`) drives one round of it: `Step::Suspend` passes through, `Step::Complete` is converted as usual.
 
 use super::private;
-use crate::flow::Flow;
 use crate::flow::scope::LocalKind;
-use crate::flow::segment::{Segmenter, ask_witness, slot};
+use crate::flow::segment::{Lower, Segmenter};
+use crate::flow::{Flow, find, syntax};
 use crate::model::Handler;
-use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, quote, quote_spanned};
-use syn::{FnArg, Ident, LitInt};
+use proc_macro2::{Group, Span, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::visit_mut::{self, VisitMut};
+use syn::{Block, Expr, FnArg, Ident, LitInt};
+
+/// The round's slot, which the body's suspensions fill and the driver reads.
+pub fn slot() -> Ident {
+    Ident::new("__fastmcp_slot", Span::call_site())
+}
+
+/// The witness of ask `k`: typed by the arm that suspends there, it decodes the answer where the next resumes.
+fn ask_witness(k: usize) -> Ident {
+    format_ident!("__fastmcp_a{}", k)
+}
+
+/// The runtime's side of each suspension point of one flow.
+struct Lowering<'f> {
+    flow: &'f Flow,
+}
+
+impl Lower for Lowering<'_> {
+    fn suspend(&self, k: usize, key: &str, builder: &Expr, span: Span) -> Expr {
+        let flow = self.flow;
+        let site = &flow.asks[k - 1];
+        let p = private();
+        let slot = slot();
+        // `&mut` for a `mut` local: it counts as a mutable use, so `let mut` isn't unused in this arm.
+        let carries = site.carried.iter().map(|&id| {
+            let local = &flow.locals[id];
+            let witness = flow.witness(id);
+            let name = &local.ident;
+            let value = match local.mutable {
+                true => quote!(&mut #name),
+                false => quote!(&#name),
+            };
+            match local.kind {
+                // A parameter carries what its type says (nothing, for what the runtime supplies).
+                LocalKind::Param { whole: true } => {
+                    quote_spanned!(local.span=> #witness.carry(#p::Resumed::travels(#value)))
+                }
+                _ => quote!(#witness.carry(#value)),
+            }
+        });
+        // Bound again where the round resumes: read here, so the binding isn't unused in this arm.
+        let literals = site.literals.iter().chain(&site.declared).map(|&id| &flow.locals[id].ident);
+        let a = ask_witness(k);
+        let step = LitInt::new(&k.to_string(), span);
+        let block = quote_spanned! {span=>
+            let __fastmcp_ask = #builder;
+            #(let _ = &#literals;)*
+            #a = #p::witness(&__fastmcp_ask);
+            match #p::suspend(#slot, #step, #key, __fastmcp_ask, [#(#carries),*]).await {}
+        };
+        syn::parse2(quote!({ #block })).unwrap_or_else(|_| Expr::Verbatim(quote!({ #block })))
+    }
+
+    fn answer(&self, k: usize, key: &str, span: Span) -> Expr {
+        let p = private();
+        let slot = slot();
+        let a = ask_witness(k);
+        syn::parse_quote_spanned!(span=> #p::answer(#slot, &#a, #key, &mut __fastmcp_responses).await)
+    }
+}
 
 /// The hidden fn the body is compiled into, as an inherent associated fn of the handler's unit struct.
 pub fn machine_fn(h: &Handler, flow: &Flow) -> TokenStream {
@@ -46,7 +106,8 @@ pub fn machine_fn_of(h: &Handler, flow: &Flow, ident: &Ident) -> TokenStream {
     let locals_binding = if carried.is_empty() { quote!(_) } else { quote!(__fastmcp_locals) };
 
     let items = &flow.items;
-    let lower = Segmenter::lower(flow);
+    let lowering = Lowering { flow };
+    let lower = Segmenter::lower(&lowering);
     let start = lower.start(&flow.body);
     let arms = flow.asks.iter().enumerate().map(|(i, site)| {
         let k = i + 1;
@@ -57,12 +118,18 @@ pub fn machine_fn_of(h: &Handler, flow: &Flow, ident: &Ident) -> TokenStream {
             let local = &flow.locals[id];
             let name = &local.ident;
             let witness = flow.witness(id);
+            let taken = quote!(__fastmcp_carried.take(#slot, &#witness).await);
+            // A parameter is what travelled, or (supplied by the runtime) the one this round was given.
+            let value = match local.kind {
+                LocalKind::Param { whole: true } => quote_spanned!(local.span=> #p::Resumed::resume(#taken, #name)),
+                _ => taken,
+            };
             match local.mutable {
                 true => quote! {
                     #[allow(unused_mut)]
-                    let mut #name = __fastmcp_carried.take(#slot, &#witness).await;
+                    let mut #name = #value;
                 },
-                false => quote!(let #name = __fastmcp_carried.take(#slot, &#witness).await;),
+                false => quote!(let #name = #value;),
             }
         });
         let literals = site.literals.iter().filter_map(|&id| {
@@ -168,14 +235,58 @@ pub fn fingerprint_lit(h: &Handler) -> LitInt {
     let sig = &h.item.sig;
     let body = &h.item.body;
     let tokens = quote!(#sig #body).to_string();
-    let hash = crate::flow::fingerprint(&tokens);
+    let hash = fingerprint(&tokens);
     LitInt::new(&format!("{hash:#018x}u64"), Span::call_site())
 }
 
 /// The handler's parameter the round's resume comes from, taken mutably when the handler asks.
-pub fn source_param(h: &Handler, source: &Ident) -> TokenStream {
-    match h.flow {
+pub fn source_param(flow: Option<&Flow>, source: &Ident) -> TokenStream {
+    match flow {
         Some(_) => quote!(mut #source),
         None => source.to_token_stream(),
+    }
+}
+
+/// FNV-1a, 64 bits: the fingerprint of a flow's tokens, stable across builds of the same source.
+fn fingerprint(tokens: &str) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in tokens.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+/// The body with every `.ask().await` replaced by a call that type-checks, for the copy of the fn emitted
+/// next to compile errors (so each ask doesn't add an error of its own). `None` if there is nothing to replace.
+pub fn unlowered_body(body: &Group) -> Option<TokenStream> {
+    let tokens = body.to_token_stream();
+    if !find::has_ask(tokens.clone()) {
+        return None;
+    }
+    let mut block: Block = syn::parse2(tokens).ok()?;
+    struct Replace;
+    impl VisitMut for Replace {
+        fn visit_expr_mut(&mut self, e: &mut Expr) {
+            visit_mut::visit_expr_mut(self, e);
+            if let Some((builder, span)) = syntax::ask_parts(e) {
+                let p = private();
+                *e = syn::parse_quote_spanned!(span=> #p::Slot::unlowered(#builder));
+            }
+        }
+    }
+    Replace.visit_block_mut(&mut block);
+    Some(block.to_token_stream())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fingerprint;
+
+    #[test]
+    fn fnv1a_reference_values() {
+        assert_eq!(fingerprint(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fingerprint("a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fingerprint("foobar"), 0x8594_4171_f739_67e8);
     }
 }

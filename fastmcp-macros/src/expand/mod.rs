@@ -1,37 +1,76 @@
-//! Codegen. `run` drives parse → model → check → expand for one attribute; the submodules emit each
-//! macro's items from a checked [`Handler`].
+//! Codegen, and the only place that names the runtime (`::fastmcp::__private`). `run` drives parse → model
+//! → analysis → check → expand for one attribute; the submodules emit each macro's items from a checked
+//! [`Handler`] (and the [`Flow`] of a body that asks).
 //!
 //! Every macro turns `fn name` into a unit struct `name` (what `.tool(name)` registers) with the user's fn
 //! as its inherent `name::invoke`, and implements the runtime's handler trait inside `const _: () = {..}`.
 //! On any error the user's fn is emitted as written (minus the parameter attributes only the macro
 //! understands) next to the errors, so rust-analyzer keeps resolving it.
 
+mod choice;
+mod form;
 #[cfg(test)]
 mod golden;
 mod machine;
+mod params;
 mod prompt;
 mod resource;
 mod subflow;
 mod tool;
 
-use crate::attr::{Completer, Options, stays_on_param};
+use crate::attr::{Completer, Kind, Options, stays_on_param};
 use crate::check;
 use crate::ctxt::Ctxt;
-use crate::model::{Handler, ItemFn, Kind, Param, ParamKind};
+use crate::flow::Flow;
+use crate::model::{Handler, ItemFn};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Attribute, FnArg, Ident, Signature};
+use syn::{Attribute, FnArg, Ident, Item, Signature};
 
+/// `#[tool]`, `#[prompt]`, `#[resource]`, and `#[elicit]` on a fn.
 pub fn run(kind: Kind, args: TokenStream, item: TokenStream) -> TokenStream {
     let out = match syn::parse2::<ItemFn>(item.clone()) {
         Ok(item) => expand(kind, args, item),
         Err(e) => not_a_fn(kind, item, e),
     };
-    if std::env::var_os("FASTMCP_MACROS_DEBUG").is_some() {
-        eprintln!("// ---- {} expansion\n{out}", kind.attr());
-    }
+    dump(kind.attr(), &out);
     out
+}
+
+/// `#[elicit]`: a form on a struct, a choice on an enum, a sub-flow on an `async fn`.
+pub fn elicit(args: TokenStream, item: TokenStream) -> TokenStream {
+    let out = match syn::parse2::<Item>(item.clone()) {
+        Ok(Item::Struct(s)) => form::expand(args, s),
+        Ok(Item::Enum(e)) => choice::expand(args, e),
+        // A sub-flow: compiled like a handler's body (a fn whose body doesn't parse yet is reported by rustc).
+        Ok(Item::Fn(_)) => return run(Kind::SubFlow, args, item),
+        Err(_) if syn::parse2::<ItemFn>(item.clone()).is_ok() => return run(Kind::SubFlow, args, item),
+        Ok(other) => {
+            let span = match &other {
+                Item::Fn(f) => f.sig.fn_token.span,
+                Item::Union(u) => u.union_token.span,
+                Item::Type(t) => t.type_token.span,
+                other => other.span(),
+            };
+            let what = "#[elicit] goes on a struct with named fields (a form), an enum of unit variants (a choice) or an `async fn` (a sub-flow)";
+            let error = syn::Error::new(span, what).to_compile_error();
+            quote!(#item #error)
+        }
+        Err(e) => {
+            let error = e.to_compile_error();
+            quote!(#item #error)
+        }
+    };
+    dump("#[elicit]", &out);
+    out
+}
+
+/// `FASTMCP_MACROS_DEBUG=1` prints every expansion to stderr.
+fn dump(attr: &str, out: &TokenStream) {
+    if std::env::var_os("FASTMCP_MACROS_DEBUG").is_some() {
+        eprintln!("// ---- {attr} expansion\n{out}");
+    }
 }
 
 fn expand(kind: Kind, args: TokenStream, item: ItemFn) -> TokenStream {
@@ -39,19 +78,33 @@ fn expand(kind: Kind, args: TokenStream, item: ItemFn) -> TokenStream {
     let options = Options::parse(&cx, kind, args);
     check::signature(&cx, kind, &item.sig);
     let handler = Handler::new(&cx, kind, options, item);
-    check::run(&cx, &handler);
+    let flow = Flow::new(&cx, &handler);
+    check::run(&cx, &handler, flow.as_ref());
     match cx.check() {
-        Ok(()) => match kind {
-            Kind::Tool => tool::expand(&handler),
-            Kind::Prompt => prompt::expand(&handler),
-            Kind::Resource => resource::expand(&handler),
-            Kind::SubFlow => subflow::expand(&handler),
-        },
+        Ok(()) => {
+            let flow = flow.as_ref();
+            match kind {
+                Kind::Tool => tool::expand(&handler, flow),
+                Kind::Prompt => prompt::expand(&handler, flow),
+                Kind::Resource => resource::expand(&handler, flow),
+                Kind::SubFlow => subflow::expand(&handler, flow),
+            }
+        }
         Err(errors) => {
+            // The checks by type still run, so what they find comes in the same compile. They name the
+            // parameters' types outside the fn, so not in a method (in an `impl` block, which takes no such
+            // items), and for a generic fn only those of types that don't name its generics.
+            let sig = &handler.item.sig;
+            let checks = match (sig.receiver(), sig.generics.params.is_empty()) {
+                (Some(_), _) => TokenStream::new(),
+                (None, true) => dummy_const(&handler, param_items(&handler)),
+                (None, false) => dummy_const(&handler, params::borrows_outside(&handler)),
+            };
             let mut item = handler.item;
             strip_param_attrs(&mut item.sig);
             let errors = errors.to_compile_error();
-            match crate::flow::unlowered_body(&item.body) {
+            let errors = quote!(#errors #checks);
+            match machine::unlowered_body(&item.body) {
                 Some(body) => {
                     let ItemFn { attrs, vis, sig, .. } = &item;
                     quote!(#(#attrs)* #vis #sig #body #errors)
@@ -59,6 +112,14 @@ fn expand(kind: Kind, args: TokenStream, item: ItemFn) -> TokenStream {
                 None => quote!(#item #errors),
             }
         }
+    }
+}
+
+/// The items that check the parameters by type (and, for a tool, read its arguments).
+fn param_items(h: &Handler) -> TokenStream {
+    match h.kind {
+        Kind::Tool => tool::param_items(h),
+        _ => params::checks(h),
     }
 }
 
@@ -121,7 +182,7 @@ fn doc_attrs(h: &Handler) -> Vec<&Attribute> {
 
 /// The unit struct named after the fn, and the user's fn as its inherent `invoke` (unless the fn asks: then
 /// its body is compiled into the machine, which can't be called on its own).
-pub fn struct_and_invoke(h: &Handler) -> TokenStream {
+pub fn struct_and_invoke(h: &Handler, flow: Option<&Flow>) -> TokenStream {
     let ItemFn { attrs, vis, sig, body } = &h.item;
     let ident = &sig.ident;
     let docs = doc_attrs(h);
@@ -129,7 +190,7 @@ pub fn struct_and_invoke(h: &Handler) -> TokenStream {
     let mut invoke = sig.clone();
     invoke.ident = Ident::new("invoke", sig.ident.span());
     strip_param_attrs(&mut invoke);
-    let invoke = h.flow.is_none().then(|| {
+    let invoke = flow.is_none().then(|| {
         quote! {
             #(#cfgs)*
             impl #ident {
@@ -205,17 +266,7 @@ fn encode_name(name: &str) -> String {
     out
 }
 
-/// The argument the call passes for a context parameter, read from the request value `source`.
-pub fn context_arg(param: &Param, by_ref: bool, source: &Ident) -> TokenStream {
-    let span = param.ty.span();
-    if by_ref {
-        quote_spanned!(span=> #source.context())
-    } else {
-        quote_spanned!(span=> ::core::clone::Clone::clone(#source.context()))
-    }
-}
-
-/// The local a value parameter's parsed argument is bound to.
+/// The local a parameter's value is bound to before the call.
 pub fn arg_local(index: usize) -> Ident {
     format_ident!("__fastmcp_arg_{}", index)
 }
@@ -228,9 +279,9 @@ pub fn complete_method(h: &Handler) -> Option<TokenStream> {
         .params
         .iter()
         .filter_map(|param| {
-            let ParamKind::Value(value) = &param.kind else { return None };
+            let named = param.named()?;
             let (_, completer) = param.attrs.complete.as_ref()?;
-            let name = &value.name;
+            let name = &named.name;
             let completion = match completer {
                 Completer::List(list) => quote!(#p::complete_from_list(&#list, &#query.value)),
                 Completer::Fn(f) => quote_spanned! {f.span()=>

@@ -1,16 +1,18 @@
 //! `#[prompt]`: the unit struct, its `invoke` and `impl PromptHandler`.
 
 use super::{
-    arg_local, boxed_future, complete_method, context_arg, dummy_const, duplicate_guard, machine, option, private,
+    arg_local, boxed_future, complete_method, dummy_const, duplicate_guard, machine, option, params, private,
     struct_and_invoke,
 };
+use crate::attr::Kind;
+use crate::flow::Flow;
 use crate::model::{Handler, ParamKind};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::Ident;
 use syn::spanned::Spanned;
 
-pub fn expand(h: &Handler) -> TokenStream {
+pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
     let p = private();
     let ident = &h.item.sig.ident;
     let (name, _) = h.name();
@@ -18,34 +20,39 @@ pub fn expand(h: &Handler) -> TokenStream {
     let description = option(h.description());
     let get = Ident::new("__fastmcp_get", Span::call_site());
 
-    let arguments = h.values().map(|(param, value)| {
-        let arg = &value.name;
+    // Each named parameter's entry, kept if its type says it is an argument (an `Option` is one).
+    let arguments = h.named().map(|(param, named)| {
+        let arg = &named.name;
         let description = option(param.attrs.docs.as_ref());
-        let required = value.option_inner.is_none();
-        quote!(#p::prompt_argument(#arg, #description, #required))
+        let (role, required) = match named.option_inner {
+            Some(_) => (quote!(#p::Role::Argument), false),
+            None => (params::item_of(Kind::Prompt, param, "ROLE"), true),
+        };
+        quote!((#role, #p::prompt_argument(#arg, #description, #required)))
     });
 
     let mut reads = Vec::new();
     let mut call_args = Vec::new();
     for (i, param) in h.params.iter().enumerate() {
-        match &param.kind {
-            ParamKind::Context { by_ref } => call_args.push(context_arg(param, *by_ref, &get)),
-            ParamKind::Value(value) => {
-                let local = arg_local(i);
-                let arg = &value.name;
-                let read = match &value.option_inner {
+        let local = arg_local(i);
+        let read = match &param.kind {
+            ParamKind::Named(named) => {
+                let arg = &named.name;
+                match &named.option_inner {
                     Some(inner) => quote_spanned!(inner.span()=> #get.optional::<#inner>(#arg)?),
                     None => {
-                        let ty = &param.ty;
-                        quote_spanned!(ty.span()=> #get.required::<#ty>(#arg)?)
+                        let take = params::take(Kind::Prompt, param, quote!(&#get, #arg));
+                        quote!(#take?)
                     }
-                };
-                reads.push(quote!(let #local = #read;));
-                call_args.push(local.into_token_stream());
+                }
             }
-            // Rejected in `check`.
-            ParamKind::Args { .. } => {}
-        }
+            ParamKind::Unnamed => {
+                let take = params::take(Kind::Prompt, param, quote!(&#get, ""));
+                quote!(#take?)
+            }
+        };
+        reads.push(quote!(let #local = #read;));
+        call_args.push(local.into_token_stream());
     }
 
     let result = match &h.ret {
@@ -55,7 +62,7 @@ pub fn expand(h: &Handler) -> TokenStream {
     let complete = complete_method(h);
 
     let done = quote!(#result(__fastmcp_out, #description));
-    let run = match &h.flow {
+    let run = match flow {
         Some(_) => machine::run_round(h, &get, quote!(#(#reads)*), &call_args, done),
         None => quote! {
             #(#reads)*
@@ -64,11 +71,14 @@ pub fn expand(h: &Handler) -> TokenStream {
         },
     };
     let future = boxed_future(h, run);
-    let get_param = machine::source_param(h, &get);
-    let machine = h.flow.as_ref().map(|flow| machine::machine_fn(h, flow));
-    let fingerprint = h.flow.as_ref().map(|_| machine::fingerprint_method(h));
+    let get_param = machine::source_param(flow, &get);
+    let machine = flow.map(|flow| machine::machine_fn(h, flow));
+    let fingerprint = flow.map(|_| machine::fingerprint_method(h));
 
+    let checks = params::checks(h);
     let impl_items = quote! {
+        #checks
+
         #machine
 
         impl #p::PromptHandler for #ident {
@@ -77,7 +87,7 @@ pub fn expand(h: &Handler) -> TokenStream {
                     #name,
                     #title,
                     #description,
-                    ::std::vec![#(#arguments),*],
+                    #p::prompt_arguments([#(#arguments),*]),
                 )
             }
 
@@ -91,7 +101,7 @@ pub fn expand(h: &Handler) -> TokenStream {
         }
     };
 
-    let items = struct_and_invoke(h);
+    let items = struct_and_invoke(h, flow);
     let guard = duplicate_guard(h, "prompt");
     let imp = dummy_const(h, impl_items);
     quote!(#items #guard #imp)

@@ -1,8 +1,10 @@
 //! `#[resource("...")]`: the unit struct, its `invoke` and `impl ResourceHandler`.
 
 use super::{
-    arg_local, boxed_future, complete_method, context_arg, dummy_const, machine, option, private, struct_and_invoke,
+    arg_local, boxed_future, complete_method, dummy_const, machine, option, params, private, struct_and_invoke,
 };
+use crate::attr::Kind;
+use crate::flow::Flow;
 use crate::model::{Handler, ParamKind};
 use crate::uri_template::VarKind;
 use proc_macro2::{Span, TokenStream};
@@ -10,7 +12,7 @@ use quote::{ToTokens, quote, quote_spanned};
 use syn::Ident;
 use syn::spanned::Spanned;
 
-pub fn expand(h: &Handler) -> TokenStream {
+pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
     let p = private();
     let ident = &h.item.sig.ident;
     let (name, _) = h.name();
@@ -27,27 +29,33 @@ pub fn expand(h: &Handler) -> TokenStream {
     let mut reads = Vec::new();
     let mut call_args = Vec::new();
     for (i, param) in h.params.iter().enumerate() {
-        match &param.kind {
-            ParamKind::Context { by_ref } => call_args.push(context_arg(param, *by_ref, &read)),
-            ParamKind::Value(value) => {
-                let local = arg_local(i);
-                let var = &value.name;
-                let query = template.and_then(|t| t.var(var)).is_some_and(|v| v.kind == VarKind::Query);
-                let value_read = match (&value.option_inner, query) {
+        let local = arg_local(i);
+        let variable = match &param.kind {
+            ParamKind::Named(named) => template.and_then(|t| t.var(&named.name)).map(|var| (named, var)),
+            ParamKind::Unnamed => None,
+        };
+        let value_read = match variable {
+            Some((named, var)) => {
+                let name = &named.name;
+                match (&named.option_inner, var.kind == VarKind::Query) {
                     (Some(inner), true) => {
-                        quote_spanned!(inner.span()=> #p::optional_variable::<#inner>(&#read, #var)?)
+                        quote_spanned!(inner.span()=> #p::optional_variable::<#inner>(&#read, #name)?)
                     }
                     _ => {
                         let ty = &param.ty;
-                        quote_spanned!(ty.span()=> #read.variable::<#ty>(#var)?)
+                        quote_spanned!(ty.span()=> #read.variable::<#ty>(#name)?)
                     }
-                };
-                reads.push(quote!(let #local = #value_read;));
-                call_args.push(local.into_token_stream());
+                }
             }
-            // Rejected in `check`.
-            ParamKind::Args { .. } => {}
-        }
+            // Not a variable: supplied by the runtime, as `params::checks` makes sure.
+            None => {
+                let name = param.named().map_or("", |n| n.name.as_str());
+                let take = params::take(Kind::Resource, param, quote!(&#read, #name));
+                quote!(#take?)
+            }
+        };
+        reads.push(quote!(let #local = #value_read;));
+        call_args.push(local.into_token_stream());
     }
 
     let result = match &h.ret {
@@ -57,7 +65,7 @@ pub fn expand(h: &Handler) -> TokenStream {
     let complete = complete_method(h);
 
     let done = quote!(#result(__fastmcp_out, #read.uri(), #mime_type));
-    let run = match &h.flow {
+    let run = match flow {
         Some(_) => machine::run_round(h, &read, quote!(#(#reads)*), &call_args, done),
         None => quote! {
             #(#reads)*
@@ -66,11 +74,14 @@ pub fn expand(h: &Handler) -> TokenStream {
         },
     };
     let future = boxed_future(h, run);
-    let read_param = machine::source_param(h, &read);
-    let machine = h.flow.as_ref().map(|flow| machine::machine_fn(h, flow));
-    let fingerprint = h.flow.as_ref().map(|_| machine::fingerprint_method(h));
+    let read_param = machine::source_param(flow, &read);
+    let machine = flow.map(|flow| machine::machine_fn(h, flow));
+    let fingerprint = flow.map(|_| machine::fingerprint_method(h));
 
+    let checks = params::checks(h);
     let impl_items = quote! {
+        #checks
+
         #machine
 
         impl #p::ResourceHandler for #ident {
@@ -88,7 +99,7 @@ pub fn expand(h: &Handler) -> TokenStream {
         }
     };
 
-    let items = struct_and_invoke(h);
+    let items = struct_and_invoke(h, flow);
     let imp = dummy_const(h, impl_items);
     quote!(#items #imp)
 }

@@ -7,29 +7,30 @@
 //! round after round, is the runtime's business (`fastmcp::flow::subflow`): the caller's lowering doesn't
 //! change.
 
-use super::{machine, private, strip_param_attrs};
+use super::{machine, params, private, strip_param_attrs};
+use crate::flow::Flow;
 use crate::model::{Handler, ItemFn};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::{FnArg, Ident};
 
-pub fn expand(h: &Handler) -> TokenStream {
+pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
     let p = private();
     let ItemFn { attrs, vis, sig, body } = &h.item;
     let ident = &sig.ident;
     let flow_ty = format_ident!("__FastmcpFlow_{}", ident.unraw());
     let docs = attrs.iter().filter(|a| a.path().is_ident("doc"));
     let cfgs: Vec<_> = attrs.iter().filter(|a| a.path().is_ident("cfg")).collect();
-    let fields: Vec<&Ident> = h.values().map(|(_, v)| &v.ident).collect();
-    let types: Vec<&syn::Type> = h.values().map(|(param, _)| &param.ty).collect();
+    let fields: Vec<&Ident> = h.named().map(|(_, v)| &v.ident).collect();
+    let types: Vec<&syn::Type> = h.named().map(|(param, _)| &param.ty).collect();
     let ret = match &h.ret {
         Some(ty) => quote!(#ty),
         None => quote!(()),
     };
-    let slot = crate::flow::segment::slot();
+    let slot = machine::slot();
 
-    let machine = match &h.flow {
+    let machine = match flow {
         Some(flow) => machine::machine_fn_of(h, flow, &flow_ty),
         // No `.ask()`: the body as written; it completes in the pass that reaches it.
         None => {
@@ -50,6 +51,7 @@ pub fn expand(h: &Handler) -> TokenStream {
         }
     };
     let hash = machine::fingerprint_lit(h);
+    let checks = params::checks(h);
     // Spanned on the fn's name: a body that isn't `Send` (the bound on `machine`) is reported there.
     let machine_method = quote_spanned! {ident.span()=>
         fn machine<'s>(
@@ -61,7 +63,13 @@ pub fn expand(h: &Handler) -> TokenStream {
             Self::__fastmcp_machine(#(#fields,)* #slot, __fastmcp_resume)
         }
     };
+    // The checks come first, so that what they say is the first thing rustc says.
     quote! {
+        #(#cfgs)*
+        const _: () = {
+            #checks
+        };
+
         #(#docs)*
         #(#cfgs)*
         #vis fn #ident(#(#fields: #types),*) -> #p::SubFlowCall<#flow_ty> {

@@ -1,9 +1,10 @@
-//! The body of a handler that asks: its suspension points, the locals each one carries, and the lowering of
-//! the body into a resumable state machine (DESIGN.md §3.1).
+//! The analysis of a handler body that asks: its suspension points, the locals each one carries, and its
+//! segments, one per step of the resumable state machine (DESIGN.md §3.1). It reads the fn and writes no
+//! runtime path: what a suspension point becomes in code is `expand`'s (through [`segment::Lower`]).
 //!
 //! - [`find`] marks each `.ask().await` in the fn's own control flow where it can be compiled, and reports
 //!   the others (step 1).
-//! - [`segment`] rewrites the body into one arm per step (step 2).
+//! - [`segment`] cuts the body into one arm per step (step 2).
 //! - [`scope`] finds the locals in scope at each ask; the ones the ask's continuation reads are carried
 //!   (step 3).
 //!
@@ -15,14 +16,12 @@ pub mod segment;
 pub mod syntax;
 
 use crate::ctxt::Ctxt;
-use crate::model::{Kind, Param, ParamKind};
-use proc_macro2::{Group, Span, TokenStream};
+use crate::model::{Handler, Param, ParamKind};
+use proc_macro2::Span;
 use quote::ToTokens;
 use scope::{Local, LocalId, LocalKind};
 use segment::Segmenter;
-use syn::Ident;
-use syn::visit_mut::{self, VisitMut};
-use syn::{Block, Expr};
+use syn::{Block, Ident};
 
 /// A handler body with suspension points.
 pub struct Flow {
@@ -47,19 +46,20 @@ pub struct AskSite {
 }
 
 impl Flow {
-    /// `None` when the body has no `.ask().await`, or doesn't parse (then rustc reports the syntax error).
-    pub fn new(cx: &Ctxt, kind: Kind, params: &[Param], body: &Group) -> Option<Flow> {
-        let tokens = body.to_token_stream();
+    /// The flow of the handler's body; `None` when it has no `.ask().await`, or doesn't parse (then rustc
+    /// reports the syntax error).
+    pub fn new(cx: &Ctxt, h: &Handler) -> Option<Flow> {
+        let tokens = h.item.body.to_token_stream();
         if !find::has_ask(tokens.clone()) {
             return None;
         }
         let mut body: Block = syn::parse2(tokens).ok()?;
         let marks = find::mark(&mut body);
-        find::report_unmarked(cx, &body, kind.attr());
+        find::report_unmarked(cx, &body, h.kind.attr());
         if marks.asks == 0 {
             return None;
         }
-        let scopes = scope::in_scope(param_locals(params), &body, marks.asks);
+        let scopes = scope::in_scope(param_locals(&h.params), &body, marks.asks);
         let asks = (1..=marks.asks)
             .map(|k| {
                 let continuation = Segmenter::plain().resume(&body, k);
@@ -112,10 +112,11 @@ impl Flow {
     }
 }
 
-/// Parameters come again with every round, so only a `mut` one (it may have changed) travels.
+/// Parameters come again with every round, so only a `mut` one (it may have changed) travels; one the
+/// runtime supplies is supplied again instead, as its type says (`Resumed`, in the expansion).
 fn travels(local: &Local) -> bool {
     match local.kind {
-        LocalKind::Param { context } => local.mutable && !context,
+        LocalKind::Param { .. } => local.mutable,
         _ => true,
     }
 }
@@ -124,67 +125,35 @@ fn param_locals(params: &[Param]) -> Vec<Local> {
     params
         .iter()
         .flat_map(|p| {
-            let context = matches!(p.kind, ParamKind::Context { .. });
+            let whole = matches!(p.kind, ParamKind::Named(_));
             syntax::bindings(&p.pat).into_iter().map(move |(ident, _, mutable)| Local {
                 span: ident.span(),
                 ident,
                 mutable,
-                kind: LocalKind::Param { context },
+                kind: LocalKind::Param { whole },
             })
         })
         .collect()
 }
 
-/// The body with every `.ask().await` replaced by a call that type-checks, for the copy of the fn emitted
-/// next to compile errors (so each ask doesn't add an error of its own). `None` if there is nothing to replace.
-pub fn unlowered_body(body: &Group) -> Option<TokenStream> {
-    let tokens = body.to_token_stream();
-    if !find::has_ask(tokens.clone()) {
-        return None;
-    }
-    let mut block: Block = syn::parse2(tokens).ok()?;
-    struct Replace;
-    impl VisitMut for Replace {
-        fn visit_expr_mut(&mut self, e: &mut Expr) {
-            visit_mut::visit_expr_mut(self, e);
-            if let Some((builder, span)) = syntax::ask_parts(e) {
-                let p = crate::expand::private();
-                *e = syn::parse_quote_spanned!(span=> #p::Slot::unlowered(#builder));
-            }
-        }
-    }
-    Replace.visit_block_mut(&mut block);
-    Some(block.to_token_stream())
-}
-
-/// FNV-1a, 64 bits: the fingerprint of a flow's tokens, stable across builds of the same source.
-pub fn fingerprint(tokens: &str) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in tokens.bytes() {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    hash
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{Flow, fingerprint};
-    use crate::attr::Options;
+    use super::Flow;
+    use crate::attr::{Kind, Options};
     use crate::ctxt::Ctxt;
-    use crate::model::{Handler, ItemFn, Kind};
+    use crate::model::{Handler, ItemFn};
 
-    /// The flow of a `#[tool]` fn, and the errors it reports.
+    /// The flow of a `#[tool]` fn, and the errors the model and the analysis report.
     fn flow(source: &str) -> (Option<Flow>, Vec<String>) {
         let cx = Ctxt::new();
         let item: ItemFn = syn::parse_str(source).expect("parses");
         let h = Handler::new(&cx, Kind::Tool, Options::default(), item);
-        crate::check::run(&cx, &h);
+        let flow = Flow::new(&cx, &h);
         let errors = match cx.check() {
             Ok(()) => vec![],
             Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
         };
-        (h.flow, errors)
+        (flow, errors)
     }
 
     /// Per ask: the carried locals, then the ones bound again from their literal.
@@ -314,20 +283,5 @@ mod tests {
         // A handler declared inside compiles its own asks.
         let (_, errors) = flow("async fn f() -> R { #[tool] async fn g() -> R { A.ask().await } Ok(()) }");
         assert!(errors.is_empty(), "{errors:?}");
-    }
-
-    #[test]
-    fn borrows_carried_across_an_ask_are_errors() {
-        let (_, errors) =
-            flow("async fn f(v: Vec<u8>) -> R { let a = &v; let ref b = v; let c = &v; A.ask().await?; Ok((a, b)) }");
-        assert_eq!(errors.len(), 2, "{errors:?}");
-        assert!(errors[0].starts_with("`a` is a borrow") && errors[1].starts_with("`b` is a `ref` binding"));
-    }
-
-    #[test]
-    fn fnv1a_reference_values() {
-        assert_eq!(fingerprint(""), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(fingerprint("a"), 0xaf63_dc4c_8601_ec8c);
-        assert_eq!(fingerprint("foobar"), 0x8594_4171_f739_67e8);
     }
 }

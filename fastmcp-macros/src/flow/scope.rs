@@ -24,9 +24,9 @@ pub struct Local {
 
 #[derive(Clone)]
 pub enum LocalKind {
-    /// A fn parameter: the client sends it again every round, so it is carried only when `mut` (it may have
-    /// changed). A context parameter is never carried.
-    Param { context: bool },
+    /// A fn parameter: sent again (or supplied again) every round, so it is carried only when `mut` (it may
+    /// have changed). `whole`: the binding is the parameter itself (`name: T`), not a part of it.
+    Param { whole: bool },
     /// A `let`, `match` arm, `if let`, `while let` or `for` binding.
     Binding {
         /// The type a `let name: Type` annotates.

@@ -9,45 +9,46 @@
 //! block that evaluates the builder, records the suspension and waits forever, and the statements after it in
 //! that block are dropped (they run in the arm that resumes there).
 //!
-//! Without a [`Flow`] the segmenter builds the plain continuation of an ask instead: the code that runs after
-//! it, as the user wrote it. Liveness reads which names that continuation uses.
+//! Without a [`Lower`] the segmenter builds the plain continuation of an ask instead: the code that runs
+//! after it, as the user wrote it. Liveness reads which names that continuation uses.
 
-use super::Flow;
 use super::scope::for_queue;
 use super::syntax::{
     ask_index, ask_key, ask_parts, block_contains, contains, for_index, head_mut, operands_mut, stmt_contains,
     stmt_diverges, stmt_expr_mut, stmt_suspends, suspends, unit, uses_label,
 };
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Block, Expr, ExprBlock, ExprForLoop, Ident, Label, LitInt, Stmt};
+use syn::{Block, Expr, ExprBlock, ExprForLoop, Label, Stmt};
+
+/// What a suspension point becomes in the arms: the codegen's to say, so that the segmenter only moves the
+/// user's code around and names nothing of the runtime.
+pub trait Lower {
+    /// The diverging block that stands for the statement of ask `k` on the way forward: it evaluates the
+    /// ask's `builder`, records the suspension under `key` and never completes. `span`: the `ask`'s.
+    fn suspend(&self, k: usize, key: &str, builder: &Expr, span: Span) -> Expr;
+    /// What stands in place of ask `k`'s `<builder>.ask().await` in the arm that resumes there.
+    fn answer(&self, k: usize, key: &str, span: Span) -> Expr;
+}
 
 pub struct Segmenter<'f> {
     /// `None`: build plain continuations (for liveness), not code.
-    flow: Option<&'f Flow>,
+    lower: Option<&'f dyn Lower>,
 }
 
-/// The slot, responses and witnesses the generated code refers to.
-pub fn slot() -> Ident {
-    Ident::new("__fastmcp_slot", Span::call_site())
-}
-
-pub fn ask_witness(k: usize) -> Ident {
-    format_ident!("__fastmcp_a{}", k)
-}
-
-pub fn key(k: usize) -> String {
-    format!("ask{k}")
+/// The key of ask `k` in the `inputRequests` of its round: the author's (`.ask_as("key")`), else `ask{k}`.
+fn key_of(ask: &Expr, k: usize) -> String {
+    ask_key(ask).map_or_else(|| format!("ask{k}"), |key| key.value())
 }
 
 impl<'f> Segmenter<'f> {
     pub fn plain() -> Self {
-        Segmenter { flow: None }
+        Segmenter { lower: None }
     }
 
-    pub fn lower(flow: &'f Flow) -> Self {
-        Segmenter { flow: Some(flow) }
+    pub fn lower(lower: &'f dyn Lower) -> Self {
+        Segmenter { lower: Some(lower) }
     }
 
     /// Arm 0.
@@ -75,7 +76,7 @@ impl<'f> Segmenter<'f> {
 
     /// A statement on the way forward, and whether it certainly diverges.
     fn forward_stmt(&self, s: &Stmt) -> (Stmt, bool) {
-        if self.flow.is_none() {
+        if self.lower.is_none() {
             // A continuation keeps later asks as written, but stops where the user's code leaves the block.
             return (s.clone(), stmt_diverges(s));
         }
@@ -105,7 +106,7 @@ impl<'f> Segmenter<'f> {
 
     /// An expression that stands like a statement (a match arm's body, an `else` branch) on the way forward.
     fn forward_expr(&self, e: &Expr) -> Expr {
-        if self.flow.is_none() || !suspends(e) {
+        if self.lower.is_none() || !suspends(e) {
             return e.clone();
         }
         let mut e = e.clone();
@@ -252,7 +253,7 @@ impl<'f> Segmenter<'f> {
             Expr::ForLoop(x) => {
                 if contains(&x.expr, k) {
                     self.resume_in(&mut x.expr, k);
-                    if self.flow.is_some() && for_index(&x.attrs).is_some() {
+                    if self.lower.is_some() && for_index(&x.attrs).is_some() {
                         *e = self.materialize(x);
                     }
                 } else {
@@ -276,41 +277,14 @@ impl<'f> Segmenter<'f> {
 
     /// The diverging block an ask's statement becomes on the way forward.
     fn suspension(&self, ask: &Expr, k: usize) -> Expr {
-        let (Some(flow), Some((builder, span))) = (self.flow, ask_parts(ask)) else { return unit() };
-        let site = &flow.asks[k - 1];
-        let p = crate::expand::private();
-        let slot = slot();
-        // `&mut` for a `mut` local: it counts as a mutable use, so `let mut` isn't unused in this arm.
-        let carries = site.carried.iter().map(|&id| {
-            let local = &flow.locals[id];
-            let witness = flow.witness(id);
-            let name = &local.ident;
-            match local.mutable {
-                true => quote!(#witness.carry(&mut #name)),
-                false => quote!(#witness.carry(&#name)),
-            }
-        });
-        // Bound again where the round resumes: read here, so the binding isn't unused in this arm.
-        let literals = site.literals.iter().chain(&site.declared).map(|&id| &flow.locals[id].ident);
-        let a = ask_witness(k);
-        let key = ask_key(ask).map_or_else(|| key(k), |key| key.value());
-        let step = LitInt::new(&k.to_string(), span);
-        expr_block(quote_spanned! {span=>
-            let __fastmcp_ask = #builder;
-            #(let _ = &#literals;)*
-            #a = #p::witness(&__fastmcp_ask);
-            match #p::suspend(#slot, #step, #key, __fastmcp_ask, [#(#carries),*]).await {}
-        })
+        let (Some(lower), Some((builder, span))) = (self.lower, ask_parts(ask)) else { return unit() };
+        lower.suspend(k, &key_of(ask, k), builder, span)
     }
 
     /// What stands in place of ask `k`'s `.ask().await` in the arm that resumes there.
     fn answer(&self, ask: &Expr, k: usize) -> Expr {
-        let (Some(_), Some((_, span))) = (self.flow, ask_parts(ask)) else { return unit() };
-        let p = crate::expand::private();
-        let slot = slot();
-        let a = ask_witness(k);
-        let key = ask_key(ask).map_or_else(|| key(k), |key| key.value());
-        syn::parse_quote_spanned!(span=> #p::answer(#slot, &#a, #key, &mut __fastmcp_responses).await)
+        let (Some(lower), Some((_, span))) = (self.lower, ask_parts(ask)) else { return unit() };
+        lower.answer(k, &key_of(ask, k), span)
     }
 }
 

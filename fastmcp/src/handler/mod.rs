@@ -5,9 +5,11 @@
 
 mod completion;
 mod output;
+pub mod param;
 
 pub use completion::{CompletionQuery, IntoCompletion, complete_from_list};
 pub use output::{IntoPromptResult, IntoResourceContents, IntoToolResult, Json};
+pub use param::{PromptParam, ResourceParam, Role, ToolParam};
 
 use crate::context::Context;
 use crate::error::Error;

@@ -1,66 +1,28 @@
 //! `#[elicit]` on an enum of unit variants: `ElicitChoice` (the choices, and the conversion from and to wire
 //! values, with no serde involved) and `FormField` (a single select; `Vec` of it is a multi-select).
 
-use super::options::{Options, Place};
-use super::{name_span, no_cfg, no_generics, strip};
+use super::{option, private};
 use crate::ctxt::Ctxt;
-use crate::docs::{self, Description};
-use crate::expand::{option, private};
+use crate::elicit::model::{Choice, Variant};
+use crate::elicit::options::strip_ours;
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
-use syn::ext::IdentExt;
-use syn::{Fields, Ident, ItemEnum};
+use syn::{Ident, ItemEnum};
 
-struct Variant {
-    ident: Ident,
-    /// The value on the wire.
-    value: String,
-    title: Option<Description>,
-}
-
-pub fn expand(args: TokenStream, mut item: ItemEnum) -> TokenStream {
+/// Model, check, and the enum (minus the macro's attributes) with its impls; on errors, the errors and impls
+/// with no choices.
+pub fn expand(args: TokenStream, item: ItemEnum) -> TokenStream {
     let cx = Ctxt::new();
-    let options = Options::from_args(&cx, Place::Enum, args);
-    no_generics(&cx, &item.generics, "enums");
-    let rename_all = options.rename_all.as_ref().map(|r| r.value);
-    if item.variants.is_empty() {
-        cx.error_spanned_by(&item.ident, "an #[elicit] enum needs at least one variant to choose from");
-    }
-    let mut variants: Vec<Variant> = Vec::new();
-    for v in &item.variants {
-        no_cfg(&cx, &v.attrs, "a variant");
-        let variant_options = Options::from_attrs(&cx, Place::Variant, &v.attrs);
-        if !matches!(v.fields, Fields::Unit) {
-            let name = v.ident.unraw();
-            cx.error_spanned_by(
-                &v.fields,
-                format!(
-                    "the variants of an #[elicit] enum are the choices of a select, so they can't carry data: make `{name}` a unit variant (ask for the data with a form of its own)"
-                ),
-            );
-        }
-        let value = match (&variant_options.rename, rename_all) {
-            (Some(r), _) => r.value.value(),
-            (None, Some(rule)) => rule.apply_to_variant(&v.ident.unraw().to_string()),
-            (None, None) => v.ident.unraw().to_string(),
-        };
-        let span = name_span(variant_options.rename.as_ref(), &v.ident);
-        if variants.iter().any(|other| other.value == value) {
-            cx.error_at(span, format!("two variants of this enum have the wire value `{value}`"));
-        }
-        let title = match variant_options.title {
-            Some(t) => Some(Description::text(t.value.value())),
-            None => docs::description(&v.attrs),
-        };
-        variants.push(Variant { ident: v.ident.clone(), value, title });
-    }
+    let choice = Choice::new(&cx, args, item);
+    crate::elicit::check::choice(&cx, &choice);
+    let mut item = choice.item.clone();
     for v in item.variants.iter_mut() {
-        strip(&mut v.attrs);
+        strip_ours(&mut v.attrs);
     }
     match cx.check() {
         Ok(()) => {
-            let choice = generate(&item, &variants);
-            quote!(#item #choice)
+            let impls = generate(&item, &choice.variants);
+            quote!(#item #impls)
         }
         Err(errors) => {
             let errors = errors.to_compile_error();

@@ -1,0 +1,87 @@
+//! The crates keep their one-way shape (DESIGN.md §2): every edge between two modules (a `crate::`,
+//! `super::` or `self::` path; see `fastmcp_tests::layers`) goes down the table below, and only the macro
+//! crate's `expand/` names the runtime's `::fastmcp::__private`.
+//!
+//! A row is `(module path prefix, layer)`: DESIGN's layer number, with a rank inside the layer where its
+//! modules are ordered too. The longest prefix places a module; a new module needs a row. Within a row
+//! anything goes; across rows an edge goes to a strictly lower rank, and rows of equal rank are siblings
+//! that don't import each other. `cargo run -q -p fastmcp-tests --bin import-graph -- <crate>/src` prints
+//! a crate's graph against its table.
+
+use std::path::{Path, PathBuf};
+
+/// The macro crate: `lib.rs` (entry points) → parse → analysis → check → expand, as serde_derive.
+pub const FASTMCP_MACROS: &[(&str, &str)] = &[
+    // 0: leaves.
+    ("ctxt", "0.0"),
+    ("docs", "0.0"),
+    ("uri_template", "0.0"),
+    ("elicit::case", "0.0"),
+    ("meta", "0.1"),
+    // 1: parse. The macros' options, then the model of the item.
+    ("attr", "1.0"),
+    ("elicit::options", "1.0"),
+    ("elicit::ty", "1.0"),
+    ("model", "1.1"),
+    ("elicit::model", "1.1"),
+    // `elicit/mod.rs` only declares its modules.
+    ("elicit", "1.2"),
+    // 2: analysis of a body that asks: reads the fn, writes no runtime path.
+    ("flow::syntax", "2.0"),
+    ("flow::find", "2.1"),
+    ("flow::scope", "2.1"),
+    ("flow::segment", "2.2"),
+    ("flow", "2.3"),
+    // 3: checks.
+    ("check", "3"),
+    ("elicit::check", "3"),
+    // 4: codegen, the only place that emits `::fastmcp::__private`.
+    ("expand", "4"),
+];
+
+/// The runtime crate. Provisional: its layers are being restructured (issue 9 item 1), and this table is
+/// adjusted and its test enabled when that lands.
+pub const FASTMCP: &[(&str, &str)] = &[
+    ("protocol", "0.0"),
+    ("ids", "0.0"),
+    ("error", "0.1"),
+    ("state", "0.2"),
+    ("schema", "0.2"),
+    ("flow", "1"),
+    ("context", "2"),
+    ("handler", "3.0"),
+    ("macro_support", "3.1"),
+    ("server", "4"),
+    ("era::classify", "5.0"),
+    ("era::legacy", "5.1"),
+    ("era::modern", "5.1"),
+    ("era::engine", "5.2"),
+    ("era::connection", "5.3"),
+    ("era", "5.4"),
+    ("transport", "6"),
+    ("client", "6"),
+    ("serve", "7"),
+];
+
+/// A crate's `src` directory, from this package's.
+pub fn src(krate: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(krate).join("src")
+}
+
+#[test]
+fn macro_crate_layers() {
+    fastmcp_tests::layers::assert_layers(&src("fastmcp-macros"), FASTMCP_MACROS);
+}
+
+#[test]
+fn only_expand_names_the_runtime_internals() {
+    let src = src("fastmcp-macros");
+    let found = fastmcp_tests::layers::files_mentioning(&src, "__private", "expand").expect("readable sources");
+    assert!(found.is_empty(), "outside fastmcp-macros/src/expand, these name `__private`: {found:?}");
+}
+
+#[test]
+#[ignore = "enabled by the runtime refactor (issue 9 item 1)"]
+fn runtime_crate_layers() {
+    fastmcp_tests::layers::assert_layers(&src("fastmcp"), FASTMCP);
+}
