@@ -64,7 +64,7 @@ use proc_macro::TokenStream;
 /// `idempotent`, `open_world` (`flag` or `flag = false`), and `timeout = "30s"` (`ms`, `s` or `m`): a
 /// round that runs longer is stopped and becomes an `isError` result (overrides `FastMcp::tool_timeout`).
 /// `task = "optional"` or `task = "required"` lets calls run as tasks (the `io.modelcontextprotocol/tasks`
-/// extension; `fastmcp::tasks`): a call from a client that declared the extension answers at once with a
+/// extension; `fastmcp::handler::TaskSupport`): a call from a client that declared the extension answers at once with a
 /// task and runs in the background; `"required"` refuses other clients with `-32021`. A task tool's body may
 /// place `run_as_task().ask().await?` after its first asks: the rounds before it stay synchronous.
 ///

@@ -12,9 +12,6 @@ use crate::protocol::{
 };
 use std::str::FromStr;
 
-/// `#[tool]` hands the parsed arguments object to an `Args<T>` parameter.
-pub use crate::handler::Args;
-
 /// The `isError` result for arguments that do not match a tool's input schema.
 pub fn invalid_arguments(tool: &str, error: serde_json::Error) -> HandlerResult<CallToolResult> {
     Ok(Step::Complete(CallToolResult::error(format!("Invalid arguments for tool `{tool}`: {error}"))))
