@@ -1,10 +1,11 @@
 //! DNS-rebinding protection for local servers: `Host` must name the loopback, and an `Origin`, if sent, must
 //! be a loopback origin.
 
+use crate::era::Headers as _;
 use http::header::{self, HeaderMap};
 
 pub(crate) fn local_origin(headers: &HeaderMap) -> bool {
-    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).map_or("", str::trim);
+    let host = headers.text(header::HOST.as_str()).unwrap_or("");
     let host_ok = host.is_empty() || is_loopback_authority(host);
     let origin_ok = headers.get(header::ORIGIN).is_none_or(|o| {
         o.to_str()

@@ -162,13 +162,9 @@ fn session_not_found(id: Option<&RequestId>) -> Response {
     error(StatusCode::NOT_FOUND, id, &ErrorObject::new(-32001, "Session not found"))
 }
 
-fn text<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim)
-}
-
 /// Whether `Accept` lists `media` or a wildcard that covers it (`*/*`, `type/*`).
 fn accepts(headers: &HeaderMap, media: &str) -> bool {
-    let accept = text(headers, header::ACCEPT.as_str()).unwrap_or("").to_ascii_lowercase();
+    let accept = era::Headers::text(headers, header::ACCEPT.as_str()).unwrap_or("").to_ascii_lowercase();
     let kind = media.split('/').next().unwrap_or("");
     accept
         .split(',')
@@ -203,7 +199,7 @@ impl Endpoint {
     {
         let (parts, body) = req.into_parts();
         let headers = parts.headers;
-        let content_type = text(&headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
+        let content_type = era::Headers::text(&headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
         if !content_type.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json") {
             let e = ErrorObject::invalid_request("Content-Type must be application/json");
             return error(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, &e);
@@ -237,11 +233,20 @@ impl Endpoint {
 
     /// A request, where its classification says: stateless (modern), alone, or in its session.
     async fn request(self: Arc<Self>, req: Classified, headers: HeaderMap) -> Response {
-        let named = headers.contains_key(SESSION);
         match req.session_use() {
             SessionUse::None => self.modern(req, headers).await,
-            _ if self.sessions.is_none() => answer(Connection::serve_alone(&self.engine, req, &headers).await),
-            SessionUse::Opens => self.open_session(req, &headers).await,
+            legacy => self.legacy(legacy, req, headers).await,
+        }
+    }
+
+    /// A legacy request: alone (sessions off, or a probe without a session id) or in the session it names.
+    async fn legacy(self: Arc<Self>, session_use: SessionUse, req: Classified, headers: HeaderMap) -> Response {
+        let Some(sessions) = &self.sessions else {
+            return answer(Connection::serve_alone(&self.engine, req, &headers).await);
+        };
+        let named = headers.contains_key(SESSION);
+        match session_use {
+            SessionUse::Opens => self.open_session(sessions, req, &headers).await,
             SessionUse::Optional if !named => answer(Connection::serve_alone(&self.engine, req, &headers).await),
             SessionUse::Required if !named => {
                 let e = ErrorObject::invalid_request(
@@ -250,7 +255,7 @@ impl Endpoint {
                 );
                 error(StatusCode::BAD_REQUEST, Some(&req.id), &e)
             }
-            SessionUse::Optional | SessionUse::Required => match self.session(&headers) {
+            SessionUse::None | SessionUse::Optional | SessionUse::Required => match self.session(&headers) {
                 Some((conn, log)) => self.in_session(conn, log, req).await,
                 None => session_not_found(Some(&req.id)),
             },
@@ -284,8 +289,7 @@ impl Endpoint {
     }
 
     /// `initialize`: opens a session (its id in `Mcp-Session-Id`).
-    async fn open_session(self: &Arc<Self>, req: Classified, headers: &HeaderMap) -> Response {
-        let Some(sessions) = &self.sessions else { unreachable!("only called with sessions on") };
+    async fn open_session(self: &Arc<Self>, sessions: &Sessions, req: Classified, headers: &HeaderMap) -> Response {
         if headers.contains_key(SESSION) {
             let e = ErrorObject::invalid_request("initialize opens a new session: send it without Mcp-Session-Id");
             return error(StatusCode::BAD_REQUEST, Some(&req.id), &e);
@@ -369,7 +373,7 @@ impl Endpoint {
     }
 
     fn delete(&self, headers: &HeaderMap) -> Response {
-        let Some(id) = text(headers, SESSION) else {
+        let Some(id) = era::Headers::text(headers, SESSION) else {
             return error(StatusCode::BAD_REQUEST, None, &ErrorObject::invalid_request("Missing Mcp-Session-Id"));
         };
         if self.sessions.as_ref().is_some_and(|s| s.remove(id)) {
@@ -381,7 +385,7 @@ impl Endpoint {
 
     /// The session a request names, marked as used now.
     fn session(&self, headers: &HeaderMap) -> Option<(Arc<Connection>, Arc<EventLog>)> {
-        self.sessions.as_ref()?.get(text(headers, SESSION)?)
+        self.sessions.as_ref()?.get(era::Headers::text(headers, SESSION)?)
     }
 
     /// Hands a notification or response to the session it names: 202, or 404 for a session that is gone (as
