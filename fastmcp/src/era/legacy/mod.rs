@@ -16,8 +16,8 @@ use super::classify::{Body, Classified};
 use crate::context::{self, Context, Extras, Scope};
 use crate::error::Error;
 use crate::protocol::{
-    Era, ErrorObject, InitializeParams, InitializeResult, ProtocolVersion, RequestId, TASKS_EXTENSION, error_json,
-    response_json,
+    Era, ErrorObject, InitializeParams, InitializeResult, ProgressToken, ProtocolVersion, RequestId, TASKS_EXTENSION,
+    error_json, response_json,
 };
 use crate::server::Server;
 use crate::server::call::Call;
@@ -60,8 +60,8 @@ pub(crate) async fn serve(server: &Server, session: &Session, req: Classified, c
             };
             match body {
                 Body::Serve { call, .. } => {
-                    let outcome =
-                        call_handler(server, session, peer, &id, &method, call, progress_token, channel).await;
+                    let (ctx, link) = context(server, session, peer, &id, progress_token, channel);
+                    let outcome = call_handler(server, &method, call, &ctx, &link).await;
                     return finish(&id, &method, version(), outcome);
                 }
                 Body::Subscribe(uri) | Body::Unsubscribe(uri) if server.inner.registry.resolve(&uri).is_none() => {
@@ -88,23 +88,15 @@ pub(crate) async fn serve(server: &Server, session: &Session, req: Classified, c
     finish(&id, &method, version(), reply.map_or_else(Outcome::Error, Outcome::Complete))
 }
 
-/// A request dispatch serves, on an initialized session: the shim takes over when the handler suspends.
-#[allow(clippy::too_many_arguments)]
-async fn call_handler(
+/// The context of a request on an initialized session, and its way to the client (the shim asks through it).
+fn context(
     server: &Server,
     session: &Session,
     peer: Arc<Peer>,
     id: &RequestId,
-    method: &str,
-    call: Call,
-    progress_token: Option<crate::protocol::ProgressToken>,
+    progress_token: Option<ProgressToken>,
     channel: Channel,
-) -> Outcome {
-    let prepared = match server.prepare(&call) {
-        Ok(prepared) => prepared,
-        Err(e) => return Outcome::Error(e),
-    };
-    let options = server.options();
+) -> (Context, Arc<LegacyLink>) {
     let scope = Scope {
         request_id: id.clone(),
         protocol_version: peer.protocol_version,
@@ -115,7 +107,7 @@ async fn call_handler(
         outbound: channel.outbound,
         notify: channel.notify,
         peer,
-        timeout: options.round_timeout,
+        timeout: server.options().round_timeout,
         close_stream: channel.close_stream,
     });
     let extras = Extras {
@@ -130,10 +122,19 @@ async fn call_handler(
         announce: Some(server.announcer()),
         auth: None,
     };
-    let ctx = Context::with(scope, extras);
-    match prepared.run(&ctx, None, TaskPoints::PassThrough).await {
+    (Context::with(scope, extras), link)
+}
+
+/// A request dispatch serves: the shim takes over when the handler suspends.
+async fn call_handler(server: &Server, method: &str, call: Call, ctx: &Context, link: &LegacyLink) -> Outcome {
+    let prepared = match server.prepare(&call) {
+        Ok(prepared) => prepared,
+        Err(e) => return Outcome::Error(e),
+    };
+    let options = server.options();
+    match prepared.run(ctx, None, TaskPoints::PassThrough).await {
         Outcome::Suspended(suspension) if options.legacy_shim => {
-            shim::fulfil(&prepared, method, &link, &ctx, options.max_rounds, suspension).await
+            shim::fulfil(&prepared, method, link, ctx, options.max_rounds, suspension).await
         }
         other => other,
     }
