@@ -11,6 +11,7 @@ pub use completion::{CompletionQuery, IntoCompletion, complete_from_list};
 pub use output::{IntoPromptResult, IntoResourceContents, IntoToolResult, Json};
 pub use param::{PromptParam, ResourceParam, Role, ToolParam};
 
+use crate::auth::Access;
 use crate::context::Context;
 use crate::error::Error;
 use crate::flow::{Resume, Step};
@@ -55,6 +56,10 @@ pub trait ToolHandler: Send + Sync + 'static {
     fn has_task_step(&self) -> bool {
         false
     }
+    /// Who may call it: `#[tool(scopes = […], auth = check)]`. Callers it refuses don't see it listed.
+    fn access(&self) -> Access {
+        Access::PUBLIC
+    }
 }
 
 /// Whether a tool's calls may run as tasks (the `io.modelcontextprotocol/tasks` extension of protocol
@@ -92,6 +97,10 @@ pub trait PromptHandler: Send + Sync + 'static {
         let _ = query;
         Box::pin(async { Ok(Completion::default()) })
     }
+    /// Who may get it: `#[prompt(scopes = […], auth = check)]` (see [`ToolHandler::access`]).
+    fn access(&self) -> Access {
+        Access::PUBLIC
+    }
 }
 
 /// A resource with a fixed URI, or a template of URIs. `#[resource("…")]` implements this.
@@ -106,6 +115,10 @@ pub trait ResourceHandler: Send + Sync + 'static {
     fn complete(&self, query: CompletionQuery) -> BoxFuture<Result<Completion, Error>> {
         let _ = query;
         Box::pin(async { Ok(Completion::default()) })
+    }
+    /// Who may read it: `#[resource("…", scopes = […], auth = check)]` (see [`ToolHandler::access`]).
+    fn access(&self) -> Access {
+        Access::PUBLIC
     }
 }
 

@@ -4,6 +4,7 @@
 use super::changes::Changes;
 use super::registry::{Registration, Registry};
 use super::running::{Server, ServerInner};
+use crate::auth::{Gate, ProtectedResource};
 use crate::error::{Error, Result};
 use crate::handler::{PromptHandler, ResourceHandler, TaskSupport, ToolHandler};
 use crate::protocol::{
@@ -31,6 +32,7 @@ pub struct FastMcp {
     registration: Registration,
     options: Options,
     request_state: RequestStateConfig,
+    auth: Option<ProtectedResource>,
 }
 
 /// Limits and tunables. Every limit is bounded; the defaults suit a local server.
@@ -110,7 +112,15 @@ impl FastMcp {
             registration: Registration::default(),
             options: Options::default(),
             request_state: RequestStateConfig::default(),
+            auth: None,
         }
+    }
+
+    /// Makes the server an OAuth 2.1 protected resource: every HTTP request needs a bearer token `auth`'s
+    /// verifier accepts, and components may ask for scopes (see [`crate::auth`]).
+    pub fn auth(mut self, auth: ProtectedResource) -> Self {
+        self.auth = Some(auth);
+        self
     }
 
     /// How request state is signed (keys, TTL, size cap; sealing with the `sealed-state` feature). Without
@@ -259,6 +269,16 @@ impl FastMcp {
     /// Checks the registrations (unique names, valid templates) and freezes them into a [`Server`].
     pub fn build(self) -> Result<Server> {
         let registry = Registry::build(self.registration, self.options.page_size)?;
+        let gate = match self.auth {
+            Some(auth) => {
+                let problems = auth.problems();
+                if !problems.is_empty() {
+                    return Err(Error::msg(format!("authorization: {}", problems.join("; "))));
+                }
+                Some(Arc::new(Gate::new(auth)))
+            }
+            None => None,
+        };
         let capabilities = capabilities(&registry);
         let server_info_meta = serde_json::to_value(&self.info)?;
         // Configured keys are checked now, so a bad key stops start-up; the per-process key waits for a
@@ -281,6 +301,7 @@ impl FastMcp {
                 state,
                 changes: Changes::default(),
                 closing: CancellationToken::new(),
+                gate,
             }),
         })
     }

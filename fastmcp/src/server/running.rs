@@ -4,6 +4,7 @@
 use super::builder::Options;
 use super::changes::{Change, Changes};
 use super::registry::Registry;
+use crate::auth::Gate;
 use crate::context::Announce;
 use crate::error::{Error, Result};
 use crate::protocol::{Implementation, ListChanged, ServerCapabilities};
@@ -32,6 +33,8 @@ pub(crate) struct ServerInner {
     /// Fires when the server shuts down: long-lived streams (`subscriptions/listen`, the legacy GET stream)
     /// end so in-flight requests can finish.
     pub closing: CancellationToken,
+    /// The authorization edge, when the server is a protected resource.
+    pub gate: Option<Arc<Gate>>,
 }
 
 impl Server {
