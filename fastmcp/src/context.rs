@@ -5,6 +5,7 @@
 //! A handler takes it as a parameter (`ctx: Context`) or reaches it ambiently with [`Context::current`]. It
 //! is never part of the input schema and is supplied fresh on every round.
 
+use crate::auth::AccessToken;
 use crate::error::{Error, Result};
 use crate::flow::{Ask, ElicitAsk, ElicitForm, Elicitation, ListRoots, Sample, Sampled};
 use crate::protocol::{
@@ -41,18 +42,6 @@ pub struct Scope {
     pub client_capabilities: ClientCapabilities,
 }
 
-/// Who is calling, as authentication established it. A placeholder until the auth work lands: no transport
-/// fills it yet, so [`Context::auth`] is `None` everywhere today.
-#[derive(Debug, Clone, Default, PartialEq)]
-#[non_exhaustive]
-pub struct Auth {
-    /// The authenticated principal (for example issuer and subject).
-    pub principal: Option<String>,
-    /// The OAuth client the token was issued to.
-    pub client_id: Option<String>,
-    pub scopes: Vec<String>,
-}
-
 /// A future the traits below return, boxed so they stay object safe.
 pub(crate) type Reply<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -81,7 +70,7 @@ pub(crate) trait Announce: Send + Sync {
 
 struct Inner {
     scope: Scope,
-    auth: Option<Auth>,
+    auth: Option<Arc<AccessToken>>,
     cancel: CancellationToken,
     /// Logs at or above this level are sent; `None` sends none.
     log_level: Option<LoggingLevel>,
@@ -135,7 +124,7 @@ pub(crate) struct Extras {
     pub session: Session,
     pub client: Option<Arc<dyn ClientLink>>,
     pub announce: Option<Arc<dyn Announce>>,
-    pub auth: Option<Auth>,
+    pub auth: Option<Arc<AccessToken>>,
 }
 
 const NO_CLIENT: &str = "this context has no client to send requests to (it was made outside a server, with \
@@ -238,9 +227,10 @@ impl Context {
         &self.inner.scope.client_capabilities
     }
 
-    /// Who is calling, when authentication is on (see [`Auth`]).
-    pub fn auth(&self) -> Option<&Auth> {
-        self.inner.auth.as_ref()
+    /// The caller's verified access token, when the server is a protected resource (see [`crate::auth`]):
+    /// its subject, client, scopes and claims.
+    pub fn auth(&self) -> Option<&AccessToken> {
+        self.inner.auth.as_deref()
     }
 
     // ---- cancellation ------------------------------------------------------------------------------------

@@ -40,7 +40,8 @@ pub mod server;
 pub mod state;
 pub mod transport;
 
-pub use context::{Auth, Context};
+pub use auth::AccessToken;
+pub use context::Context;
 pub use error::{Error, Result};
 pub use fastmcp_macros::{elicit, prompt, resource, tool};
 pub use handler::{Args, Json};

@@ -5,17 +5,21 @@
 //! statelessly; `initialize` opens a legacy session. On HTTP a modern `MCP-Protocol-Version` header claims
 //! the modern era too (a body without the envelope then lacks it, rather than being legacy).
 
+use crate::auth::{AccessToken, Refusal};
 use crate::error::Error;
 use crate::protocol::{
     CallToolParams, CompleteParams, Era, ErrorObject, GetPromptParams, Inbound, InitializeParams, InputResponses,
     JsonObject, ListenParams, LoggingLevel, META_LOG_LEVEL, META_PROGRESS_TOKEN, METHOD_LISTEN, METHOD_TASKS_CANCEL,
     METHOD_TASKS_GET, METHOD_TASKS_UPDATE, MODERN_CLAIM_KEYS, MetaParams, Notification, PaginatedParams, ProgressToken,
     ProtocolVersion, ReadResourceParams, Rejected, RequestId, ResourceUriParams, SetLevelParams, TaskParams,
-    UpdateTaskParams,
+    UpdateTaskParams, error_json,
 };
+use crate::server::Server;
+use crate::server::access::refused;
 use crate::server::call::{Call, List};
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
+use std::sync::Arc;
 
 /// What a transport knows of a message besides its body: its HTTP headers (stdio has none). Names are
 /// lowercase; a value is `None` when the header is absent.
@@ -75,6 +79,8 @@ pub(crate) struct Classified {
     pub meta: JsonObject,
     /// The params, parsed once for the method (or why they could not be).
     pub body: Body,
+    /// Who sent it: the access token the transport verified (HTTP), or the connection's (stdio).
+    pub caller: Option<Arc<AccessToken>>,
 }
 
 /// A request's params, parsed for its method.
@@ -134,7 +140,7 @@ pub(crate) enum Delivery {
 }
 
 /// The HTTP status the spec gives an answer (stdio has none and ignores it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Status {
     Ok,
     /// Modern envelope, version, header, capability and unreadable-params errors; a legacy request alone
@@ -142,6 +148,8 @@ pub(crate) enum Status {
     BadRequest,
     /// A method the modern protocol doesn't have.
     NotFound,
+    /// The caller may not use what it asked for: 401, or 403 with the scopes to step up to.
+    Refused(Refusal),
 }
 
 /// A request's answer: the JSON-RPC response's text, and the HTTP status it goes with.
@@ -172,7 +180,7 @@ fn classify(id: RequestId, method: String, params: Option<Box<RawValue>>, header
         (false, "server/discover") => Route::Probe,
         (false, _) => Route::Legacy,
     };
-    Classified { id, method, route, meta, body }
+    Classified { id, method, route, meta, body, caller: None }
 }
 
 /// Parses params for `method`, returning them with their `_meta` taken out.
@@ -289,6 +297,27 @@ impl Classified {
             _ => None,
         };
         tracing::debug_span!("mcp.request", method = %self.method, name, era, id = %self.id, session)
+    }
+
+    /// Refuses a request for a component its caller may not use, before anything runs: so HTTP can answer
+    /// with the status and challenge (a stream, once open, can't). Dispatch refuses the same calls again
+    /// whatever the transport ([`Server::prepare`]).
+    pub fn refusal(&self, server: &Server) -> Result<(), Answer> {
+        let caller = self.caller.as_deref();
+        let decided = match &self.body {
+            Body::Serve { call, .. } => server.authorize(call, caller),
+            Body::Subscribe(uri) => server.may_read(uri, caller),
+            _ => Ok(()),
+        };
+        decided.map_err(|refusal| Answer {
+            json: error_json(Some(&self.id), &refused(&refusal).to_error_object(self.era())),
+            status: Status::Refused(refusal),
+        })
+    }
+
+    /// The era its errors are shaped for.
+    pub fn era(&self) -> Era {
+        if self.route == Route::Modern { Era::Modern } else { Era::Legacy }
     }
 
     /// A legacy request's `_meta.progressToken` (a modern one's is part of the envelope).

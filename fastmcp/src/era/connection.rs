@@ -6,6 +6,7 @@ use super::classify::{Answer, Classified, Headers, Message, PROTOCOL_VERSION_HEA
 use super::engine::Engine;
 use super::legacy::{self, Channel, CloseStream, Outbound, Pending, Session};
 use super::modern;
+use crate::auth::{AccessToken, Principal};
 use crate::protocol::{
     CancelledParams, Era, ErrorObject, NOTIFY_CANCELLED, NOTIFY_INITIALIZED, Notification, ProtocolVersion, RequestId,
     error_json, notification_json,
@@ -33,6 +34,10 @@ pub(crate) struct Connection {
     closed: CancellationToken,
     /// The id the transport gave this connection's session (HTTP), for the requests' spans.
     session_id: OnceLock<Arc<str>>,
+    /// The connection's own caller, for requests that bring none (stdio: the process's token).
+    caller: Option<Arc<AccessToken>>,
+    /// Whom an HTTP session belongs to, from the `initialize` that opened it.
+    owner: OnceLock<Option<Principal>>,
 }
 
 /// A request in flight: how to cancel it, and whether it is a subscription (which never ends on its own).
@@ -83,7 +88,25 @@ impl Connection {
             in_flight: Mutex::new(HashMap::new()),
             closed: CancellationToken::new(),
             session_id: OnceLock::new(),
+            caller: None,
+            owner: OnceLock::new(),
         }
+    }
+
+    /// Every request on this connection comes from `caller` (stdio, where the token is the process's).
+    pub fn with_caller(mut self, caller: Option<Arc<AccessToken>>) -> Self {
+        self.caller = caller;
+        self
+    }
+
+    /// Binds the session to the principal that opened it; later requests must come from the same one.
+    pub fn bind_owner(&self, caller: Option<&AccessToken>) {
+        let _ = self.owner.set(caller.map(AccessToken::principal));
+    }
+
+    /// Whether `caller` is the principal the session belongs to (a refreshed token of the same user is).
+    pub fn owned_by(&self, caller: Option<&AccessToken>) -> bool {
+        self.owner.get().is_none_or(|owner| owner.as_ref() == caller.map(AccessToken::principal).as_ref())
     }
 
     fn alone(engine: Arc<Engine>, session: Session) -> Self {
@@ -96,6 +119,8 @@ impl Connection {
             in_flight: Mutex::new(HashMap::new()),
             closed: CancellationToken::new(),
             session_id: OnceLock::new(),
+            caller: None,
+            owner: OnceLock::new(),
         }
     }
 
@@ -189,7 +214,10 @@ impl Connection {
     /// Serves one request; returns the response's JSON text, or `None` when the client cancelled it (then the
     /// handler's future was dropped and no response is due). Its notifications and server-to-client requests
     /// go on `stream` when it has its own (an HTTP session's request), else on the connection's.
-    pub async fn serve(&self, req: Classified, stream: Option<Stream>) -> Option<String> {
+    pub async fn serve(&self, mut req: Classified, stream: Option<Stream>) -> Option<String> {
+        if req.caller.is_none() {
+            req.caller = self.caller.clone();
+        }
         let cancel = CancellationToken::new();
         let flight = Flight { cancel: cancel.clone(), listen: modern::is_subscription(&req.method) };
         let previous = self.in_flight().insert(req.id.clone(), flight);

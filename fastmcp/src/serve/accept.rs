@@ -18,6 +18,13 @@ pub(super) async fn serve(server: Server, options: HttpOptions) -> std::io::Resu
     tracing::info!("serving MCP on http://{bound}{} (modern per request, {mode})", options.path);
     let service_options = ServiceOptions { sessions: options.sessions, local_only: bound.ip().is_loopback() };
     let mcp = McpService::with_options(server, service_options);
+    if bound.ip().is_unspecified() {
+        tracing::warn!(
+            "serving on every address: a protected server needs ProtectedResource::resource set to its public URL"
+        );
+    } else {
+        mcp.resolve_resource(&format!("http://{bound}{}", options.path));
+    }
     let path: std::sync::Arc<str> = options.path.into();
     let graceful = GracefulShutdown::new();
     let builder = auto::Builder::new(TokioExecutor::new());
@@ -40,7 +47,8 @@ pub(super) async fn serve(server: Server, options: HttpOptions) -> std::io::Resu
                 let (mcp, path) = (mcp.clone(), path.clone());
                 // The endpoint is path-agnostic; this server serves it on one path.
                 let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
-                    let served = (req.uri().path() == &*path).then(|| mcp.clone().call(req));
+                    let ours = req.uri().path() == &*path || mcp.serves_metadata_at(req.uri().path());
+                    let served = ours.then(|| mcp.clone().call(req));
                     async move {
                         match served {
                             Some(served) => served.await,

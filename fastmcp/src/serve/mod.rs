@@ -5,8 +5,10 @@
 #[cfg(feature = "http")]
 mod accept;
 
+use crate::auth::{AccessToken, STDIO_TOKEN_VAR};
 use crate::error::{Error, Result};
 use crate::server::{FastMcp, Server, Transport};
+use std::sync::Arc;
 
 impl FastMcp {
     /// Builds the server and serves it: on the transport set with [`transport`](Self::transport), else as
@@ -44,18 +46,43 @@ impl FastMcp {
 }
 
 impl Server {
-    /// Serves on this process's stdin and stdout.
+    /// Serves on this process's stdin and stdout. On a protected server the process's caller is the token
+    /// in `FASTMCP_AUTH_TOKEN`, verified once, now (a refused token stops the server); without one, callers
+    /// are anonymous and components that need a token are refused.
     pub async fn serve_stdio(&self) -> Result<()> {
-        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+        let caller = self.stdio_caller().await?;
+        crate::transport::stdio::serve(self.clone(), tokio::io::stdin(), tokio::io::stdout(), caller)
+            .await
+            .map_err(Error::from)
     }
 
-    /// Serves newline-delimited JSON-RPC on any byte stream pair (stdio, a socket, an in-memory pipe).
+    /// Serves newline-delimited JSON-RPC on any byte stream pair (a socket, an in-memory pipe). Its callers
+    /// are anonymous: a protected server serves them only what needs no token.
     pub async fn serve_io<R, W>(&self, reader: R, writer: W) -> Result<()>
     where
         R: tokio::io::AsyncRead + Unpin + Send + 'static,
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
-        crate::transport::stdio::serve(self.clone(), reader, writer).await.map_err(Error::from)
+        crate::transport::stdio::serve(self.clone(), reader, writer, None).await.map_err(Error::from)
+    }
+
+    /// The stdio process's caller: the spec has stdio servers take credentials from the environment.
+    async fn stdio_caller(&self) -> Result<Option<Arc<AccessToken>>> {
+        let Some(gate) = &self.inner.gate else { return Ok(None) };
+        let token = std::env::var(STDIO_TOKEN_VAR).ok().filter(|t| !t.trim().is_empty());
+        let Some(token) = token else {
+            tracing::info!(
+                "no {STDIO_TOKEN_VAR}: stdio callers are anonymous; components that need a token are refused"
+            );
+            return Ok(None);
+        };
+        match gate.verify(token.trim()).await {
+            Ok(access) => {
+                tracing::info!("stdio serves one caller: {} (from {STDIO_TOKEN_VAR})", access.principal().as_str());
+                Ok(Some(access))
+            }
+            Err(why) => Err(Error::msg(format!("{STDIO_TOKEN_VAR} was refused: {}", gate.refused(&why).message))),
+        }
     }
 
     /// Serves Streamable HTTP on `options.addr` and `options.path` until SIGINT or SIGTERM, then lets

@@ -6,9 +6,11 @@
 //! and render outcomes on their wire. A request is resolved against the registry once ([`Server::prepare`])
 //! and may then run as many rounds as its flow takes, with no parse in between.
 
+use super::access::refused;
 use super::call::{Call, List};
-use super::registry::{Pages, PromptEntry, ToolEntry, Variables};
+use super::registry::{Listing, PromptEntry, ToolEntry, Variables};
 use super::running::Server;
+use crate::auth::{AccessToken, Principal};
 use crate::context::Context;
 use crate::error::Error;
 use crate::flow::{Resume, Step, Suspension};
@@ -68,10 +70,13 @@ pub(crate) fn tool_failure(error: Error, delivery: Delivery) -> Result<CallToolR
 pub(crate) struct Prepared<'a> {
     server: &'a Server,
     target: Target<'a>,
+    /// Whom request state is bound to.
+    principal: Option<Principal>,
+    caller: Option<&'a AccessToken>,
 }
 
 enum Target<'a> {
-    List { pages: &'a Pages, key: &'static str, cursor: Option<&'a str> },
+    List { listing: &'a Listing, key: &'static str, cursor: Option<&'a str> },
     Tool { entry: &'a ToolEntry, arguments: Option<&'a RawValue> },
     Prompt { name: &'a str, entry: &'a PromptEntry, arguments: Option<&'a BTreeMap<String, String>> },
     Read { uri: &'a str, handler: &'a Arc<dyn ResourceHandler>, variables: Variables },
@@ -79,19 +84,25 @@ enum Target<'a> {
 }
 
 impl Server {
-    /// Resolves a request against the registry: an unknown tool or prompt is `-32602`, an unknown resource
-    /// "resource not found".
-    pub(crate) fn prepare<'a>(&'a self, call: &'a Call) -> Result<Prepared<'a>, Error> {
+    /// Resolves a request against the registry for `caller`: a component it may not use is refused (see
+    /// [`access`](super::access)), an unknown tool or prompt is `-32602`, an unknown resource "resource not
+    /// found".
+    pub(crate) fn prepare<'a>(
+        &'a self,
+        call: &'a Call,
+        caller: Option<&'a AccessToken>,
+    ) -> Result<Prepared<'a>, Error> {
+        self.authorize(call, caller).map_err(|refusal| refused(&refusal))?;
         let registry = &self.inner.registry;
         let target = match call {
             Call::List { list, cursor } => {
-                let pages = match list {
-                    List::Tools => &registry.tool_pages,
-                    List::Prompts => &registry.prompt_pages,
-                    List::Resources => &registry.resource_pages,
-                    List::Templates => &registry.template_pages,
+                let listing = match list {
+                    List::Tools => &registry.tool_list,
+                    List::Prompts => &registry.prompt_list,
+                    List::Resources => &registry.resource_list,
+                    List::Templates => &registry.template_list,
                 };
-                Target::List { pages, key: list.key(), cursor: cursor.as_deref() }
+                Target::List { listing, key: list.key(), cursor: cursor.as_deref() }
             }
             Call::Tool { name, arguments } => {
                 let entry =
@@ -106,12 +117,12 @@ impl Server {
                 Target::Prompt { name, entry, arguments: arguments.as_ref() }
             }
             Call::Read { uri } => {
-                let (handler, variables) = registry.resolve(uri).ok_or_else(|| Error::resource_not_found(uri))?;
-                Target::Read { uri, handler, variables }
+                let resolved = registry.resolve(uri).ok_or_else(|| Error::resource_not_found(uri))?;
+                Target::Read { uri, handler: resolved.handler, variables: resolved.variables }
             }
             Call::Complete(params) => Target::Complete(params),
         };
-        Ok(Prepared { server: self, target })
+        Ok(Prepared { server: self, target, principal: caller.map(AccessToken::principal), caller })
     }
 }
 
@@ -127,7 +138,7 @@ impl<'a> Prepared<'a> {
     /// What request state for this request is bound to: the method, its target, a digest of the arguments
     /// and the handler's build. `None` for requests that never suspend (lists, completions). Digesting parses
     /// the arguments, so callers ask only when they open or seal state.
-    pub fn binding(&self) -> Option<Binding<'a>> {
+    pub fn binding(&self) -> Option<Binding<'_>> {
         // Absent arguments and `{}` are one request to a client, and hash alike here.
         let digest_raw = |raw: Option<&RawValue>| match raw.map(RawValue::get) {
             None | Some("null") => ArgumentsDigest::of_json(&Value::Object(JsonObject::new())),
@@ -149,16 +160,18 @@ impl<'a> Prepared<'a> {
             Target::Read { uri, handler, .. } => (Method::ResourcesRead, *uri, digest_raw(None), handler.fingerprint()),
             Target::List { .. } | Target::Complete(_) => return None,
         };
-        Some(Binding::new(method, target, digest, None, fingerprint))
+        let principal = self.principal.as_ref().map(Principal::as_str);
+        Some(Binding::new(method, target, digest, principal, fingerprint))
     }
 
     /// Runs one round: from the start, or from `resume`. A result is cacheable only when the request was a
     /// first round (retries that carried answers or state must not be cached).
     pub async fn run(&self, ctx: &Context, resume: Option<Resume>, points: TaskPoints) -> Outcome {
         match &self.target {
-            Target::List { pages, key, cursor } => match pages.page(*cursor) {
-                Some((page, next)) => Outcome::Complete(Reply::page(key, page, next)),
-                None => Outcome::Error(Error::invalid_params("Invalid cursor")),
+            Target::List { listing, key, cursor } => match listing.page(*cursor, self.caller) {
+                Ok(Some((page, next))) => Outcome::Complete(Reply::page(key, page, next)),
+                Ok(None) => Outcome::Error(Error::invalid_params("Invalid cursor")),
+                Err(e) => Outcome::Error(e),
             },
             Target::Complete(params) => match complete(self.server, params).await {
                 Ok(reply) => Outcome::Complete(reply),

@@ -1,6 +1,7 @@
 //! The server: the `FastMcp` builder, the immutable registry it freezes into a running [`Server`], and
 //! transport-free, era-free dispatch.
 
+pub(crate) mod access;
 mod builder;
 pub(crate) mod call;
 mod changes;

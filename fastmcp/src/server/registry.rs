@@ -3,6 +3,7 @@
 use super::pagination;
 use super::param_headers::{self, ParamHeader};
 use super::uri_template::UriTemplate;
+use crate::auth::{Access, AccessToken};
 use crate::error::Error;
 use crate::handler::{PromptHandler, ResourceDefinition, ResourceHandler, ToolHandler};
 use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
@@ -25,46 +26,75 @@ pub(crate) struct ToolEntry {
     /// Whether calls may run as tasks, and whether the body places the switch itself (read once).
     pub task_support: crate::handler::TaskSupport,
     pub task_step: bool,
+    pub access: Access,
 }
 
 pub(crate) struct PromptEntry {
     pub handler: Arc<dyn PromptHandler>,
+    pub access: Access,
 }
 
 pub(crate) struct ResourceEntry {
     pub handler: Arc<dyn ResourceHandler>,
+    pub access: Access,
 }
 
 pub(crate) struct TemplateEntry {
     pub handler: Arc<dyn ResourceHandler>,
     pub template: UriTemplate,
     pub uri_template: String,
+    pub access: Access,
 }
 
-/// Pre-serialized pages of one list: each page is the JSON array for one `*/list` result.
-pub(crate) struct Pages {
+/// One `*/list`, serialized once: whole pages for callers who may see everything, and each item with who
+/// may see it, for the pages of callers who may not.
+pub(crate) struct Listing {
     pages: Vec<Arc<RawValue>>,
+    items: Vec<(Access, Box<RawValue>)>,
+    /// Every item is open to every caller: the whole pages serve all.
+    open: bool,
+    page_size: usize,
 }
 
-impl Pages {
-    fn build<T: Serialize>(items: &[T], page_size: usize) -> Result<Self, Error> {
-        let pages = if items.is_empty() {
-            vec![Arc::from(RawValue::from_string("[]".to_owned())?)]
-        } else {
-            items
-                .chunks(page_size)
-                .map(|chunk| Ok(Arc::from(serde_json::value::to_raw_value(chunk)?)))
-                .collect::<Result<_, Error>>()?
-        };
-        Ok(Self { pages })
+impl Listing {
+    fn build<T: Serialize>(items: Vec<(Access, T)>, page_size: usize) -> Result<Self, Error> {
+        let open = items.iter().all(|(access, _)| access.is_public());
+        let items: Vec<(Access, Box<RawValue>)> = items
+            .into_iter()
+            .map(|(access, item)| Ok((access, serde_json::value::to_raw_value(&item)?)))
+            .collect::<Result<_, Error>>()?;
+        let pages = paginate(items.iter().map(|(_, raw)| &**raw), page_size)?;
+        Ok(Self { pages, items, open, page_size })
     }
 
-    /// The page a cursor names and the cursor of the next page; `None` for a cursor that names no page.
-    pub fn page(&self, cursor: Option<&str>) -> Option<(Arc<RawValue>, Option<String>)> {
-        let index = pagination::decode(cursor, self.pages.len())?;
-        let next = (index + 1 < self.pages.len()).then(|| pagination::encode(index + 1));
-        Some((self.pages[index].clone(), next))
+    /// The page a cursor names for `caller` — only what it may use — and the cursor of the next page;
+    /// `None` for a cursor that names no page.
+    pub fn page(
+        &self,
+        cursor: Option<&str>,
+        caller: Option<&AccessToken>,
+    ) -> Result<Option<(Arc<RawValue>, Option<String>)>, Error> {
+        let filtered;
+        let pages = if self.open {
+            &self.pages
+        } else {
+            let visible = self.items.iter().filter(|(access, _)| access.permits(caller).is_ok());
+            filtered = paginate(visible.map(|(_, raw)| &**raw), self.page_size)?;
+            &filtered
+        };
+        let Some(index) = pagination::decode(cursor, pages.len()) else { return Ok(None) };
+        let next = (index + 1 < pages.len()).then(|| pagination::encode(index + 1));
+        Ok(Some((pages[index].clone(), next)))
     }
+}
+
+/// Items joined into JSON arrays of `page_size`; one empty page when there are none.
+fn paginate<'a>(items: impl Iterator<Item = &'a RawValue>, page_size: usize) -> Result<Vec<Arc<RawValue>>, Error> {
+    let items: Vec<&RawValue> = items.collect();
+    if items.is_empty() {
+        return Ok(vec![Arc::from(RawValue::from_string("[]".to_owned())?)]);
+    }
+    items.chunks(page_size).map(|chunk| Ok(Arc::from(serde_json::value::to_raw_value(chunk)?))).collect()
 }
 
 #[derive(Default)]
@@ -80,10 +110,10 @@ pub(crate) struct Registry {
     pub resources: HashMap<String, ResourceEntry>,
     /// In registration order: the first template that matches a URI serves it.
     pub templates: Vec<TemplateEntry>,
-    pub tool_pages: Pages,
-    pub prompt_pages: Pages,
-    pub resource_pages: Pages,
-    pub template_pages: Pages,
+    pub tool_list: Listing,
+    pub prompt_list: Listing,
+    pub resource_list: Listing,
+    pub template_list: Listing,
 }
 
 impl Registry {
@@ -92,7 +122,7 @@ impl Registry {
         let mut problems = Vec::new();
 
         let mut tools = HashMap::new();
-        let mut tool_defs: Vec<Tool> = Vec::new();
+        let mut tool_defs: Vec<(Access, Tool)> = Vec::new();
         for handler in reg.tools {
             let def = handler.definition();
             if let Err(why) = check_tool_name(&def.name) {
@@ -103,49 +133,53 @@ impl Registry {
                 problems.push(why);
                 Vec::new()
             });
-            let (task_support, task_step) = (handler.task_support(), handler.has_task_step());
-            let entry =
-                ToolEntry { handler, name: def.name.clone(), wrap_result, param_headers, task_support, task_step };
+            let (task_support, task_step, access) = (handler.task_support(), handler.has_task_step(), handler.access());
+            let name = def.name.clone();
+            let entry = ToolEntry { handler, name, wrap_result, param_headers, task_support, task_step, access };
             if tools.insert(def.name.clone(), entry).is_some() {
                 problems.push(format!("two tools are named `{}`; tool names must be unique", def.name));
             }
-            tool_defs.push(def);
+            tool_defs.push((access, def));
         }
 
         let mut prompts = HashMap::new();
-        let mut prompt_defs: Vec<Prompt> = Vec::new();
+        let mut prompt_defs: Vec<(Access, Prompt)> = Vec::new();
         for handler in reg.prompts {
-            let def = handler.definition();
-            if prompts.insert(def.name.clone(), PromptEntry { handler }).is_some() {
+            let (def, access) = (handler.definition(), handler.access());
+            if prompts.insert(def.name.clone(), PromptEntry { handler, access }).is_some() {
                 problems.push(format!("two prompts are named `{}`; prompt names must be unique", def.name));
             }
-            prompt_defs.push(def);
+            prompt_defs.push((access, def));
         }
 
         let mut resources = HashMap::new();
         let mut templates: Vec<TemplateEntry> = Vec::new();
-        let mut resource_defs: Vec<Resource> = Vec::new();
-        let mut template_defs: Vec<ResourceTemplate> = Vec::new();
+        let mut resource_defs: Vec<(Access, Resource)> = Vec::new();
+        let mut template_defs: Vec<(Access, ResourceTemplate)> = Vec::new();
         for handler in reg.resources {
+            let access = handler.access();
             match handler.definition() {
                 ResourceDefinition::Static(def) => {
-                    let entry = ResourceEntry { handler };
+                    let entry = ResourceEntry { handler, access };
                     if resources.insert(def.uri.clone(), entry).is_some() {
                         problems.push(format!("two resources have the URI `{}`", def.uri));
                     }
-                    resource_defs.push(def);
+                    resource_defs.push((access, def));
                 }
                 ResourceDefinition::Template(def) => {
                     if templates.iter().any(|t| t.uri_template == def.uri_template) {
                         problems.push(format!("two resource templates are `{}`", def.uri_template));
                     }
                     match UriTemplate::parse(&def.uri_template) {
-                        Ok(template) => {
-                            templates.push(TemplateEntry { handler, template, uri_template: def.uri_template.clone() })
-                        }
+                        Ok(template) => templates.push(TemplateEntry {
+                            handler,
+                            template,
+                            uri_template: def.uri_template.clone(),
+                            access,
+                        }),
                         Err(why) => problems.push(format!("resource template: {why}")),
                     }
-                    template_defs.push(def);
+                    template_defs.push((access, def));
                 }
             }
         }
@@ -155,10 +189,10 @@ impl Registry {
         }
         let page_size = page_size.max(1);
         Ok(Self {
-            tool_pages: Pages::build(&tool_defs, page_size)?,
-            prompt_pages: Pages::build(&prompt_defs, page_size)?,
-            resource_pages: Pages::build(&resource_defs, page_size)?,
-            template_pages: Pages::build(&template_defs, page_size)?,
+            tool_list: Listing::build(tool_defs, page_size)?,
+            prompt_list: Listing::build(prompt_defs, page_size)?,
+            resource_list: Listing::build(resource_defs, page_size)?,
+            template_list: Listing::build(template_defs, page_size)?,
             tools,
             prompts,
             resources,
@@ -167,12 +201,21 @@ impl Registry {
     }
 
     /// The resource serving a URI: an exact static match first, then the first matching template.
-    pub fn resolve(&self, uri: &str) -> Option<(&Arc<dyn ResourceHandler>, Variables)> {
+    pub fn resolve(&self, uri: &str) -> Option<Resolved<'_>> {
         if let Some(entry) = self.resources.get(uri) {
-            return Some((&entry.handler, BTreeMap::new()));
+            return Some(Resolved { handler: &entry.handler, variables: BTreeMap::new(), access: entry.access });
         }
-        self.templates.iter().find_map(|t| Some((&t.handler, t.template.match_uri(uri)?)))
+        self.templates.iter().find_map(|t| {
+            Some(Resolved { handler: &t.handler, variables: t.template.match_uri(uri)?, access: t.access })
+        })
     }
+}
+
+/// The resource a URI reaches.
+pub(crate) struct Resolved<'a> {
+    pub handler: &'a Arc<dyn ResourceHandler>,
+    pub variables: Variables,
+    pub access: Access,
 }
 
 /// Tool names: 1–128 characters of `[A-Za-z0-9_.-]` (2025-11-25 SHOULD; clients drop others).

@@ -4,6 +4,7 @@
 //! those that change connection state. At end of input, running requests get a grace period to finish.
 
 use super::lines::{Line, LineReader};
+use crate::auth::AccessToken;
 use crate::era::{self, Connection, Engine, Message};
 use crate::protocol::{ErrorObject, error_json};
 use crate::server::Server;
@@ -15,7 +16,13 @@ use tokio::task::JoinSet;
 /// Outbound messages queued before writers wait: bounds memory when the client reads slowly.
 const OUTBOUND_QUEUE: usize = 1024;
 
-pub(crate) async fn serve<R, W>(server: Server, reader: R, writer: W) -> std::io::Result<()>
+/// Serves the connection; every request on it comes from `caller` (the process's verified token, if any).
+pub(crate) async fn serve<R, W>(
+    server: Server,
+    reader: R,
+    writer: W,
+    caller: Option<Arc<AccessToken>>,
+) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -23,7 +30,7 @@ where
     let options = server.options().clone();
     let (tx, rx) = mpsc::channel::<String>(OUTBOUND_QUEUE);
     let writer = tokio::spawn(write_lines(rx, writer));
-    let conn = Arc::new(Connection::new(Engine::new(server), tx.clone(), true));
+    let conn = Arc::new(Connection::new(Engine::new(server), tx.clone(), true).with_caller(caller));
     conn.forward_changes();
     let mut lines = LineReader::new(reader, options.max_message_bytes);
     let mut running = JoinSet::new();

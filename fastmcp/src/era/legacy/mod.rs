@@ -13,6 +13,7 @@ pub(crate) use outbound::{Outbound, Pending};
 pub(crate) use session::Session;
 
 use super::classify::{Body, Classified};
+use crate::auth::AccessToken;
 use crate::context::{self, Context, Extras, Scope};
 use crate::error::Error;
 use crate::protocol::{
@@ -20,6 +21,7 @@ use crate::protocol::{
     error_json, response_json,
 };
 use crate::server::Server;
+use crate::server::access::refused;
 use crate::server::call::Call;
 use crate::server::dispatch::{Outcome, Reply, TaskPoints};
 use session::Peer;
@@ -44,7 +46,7 @@ pub(crate) struct Channel {
 /// Serves one legacy request on `session`; returns the response's JSON text.
 pub(crate) async fn serve(server: &Server, session: &Session, req: Classified, channel: Channel) -> String {
     let progress_token = req.progress_token();
-    let Classified { id, method, body, .. } = req;
+    let Classified { id, method, body, caller, .. } = req;
     let version = || session.protocol_version().unwrap_or(ProtocolVersion::LATEST_LEGACY);
     let reply = match body {
         Body::Initialize(params) => initialize(server, session, params),
@@ -60,17 +62,20 @@ pub(crate) async fn serve(server: &Server, session: &Session, req: Classified, c
             };
             match body {
                 Body::Serve { call, .. } => {
-                    let (ctx, link) = context(server, session, peer, &id, progress_token, channel);
+                    let (ctx, link) = context(server, session, peer, &id, progress_token, caller, channel);
                     let outcome = call_handler(server, &method, call, &ctx, &link).await;
                     return finish(&id, &method, version(), outcome);
                 }
                 Body::Subscribe(uri) | Body::Unsubscribe(uri) if server.inner.registry.resolve(&uri).is_none() => {
                     Err(Error::resource_not_found(uri))
                 }
-                Body::Subscribe(uri) => {
-                    session.subscribe(uri, true);
-                    Ok(Reply::empty())
-                }
+                Body::Subscribe(uri) => match server.may_read(&uri, caller.as_deref()) {
+                    Ok(()) => {
+                        session.subscribe(uri, true);
+                        Ok(Reply::empty())
+                    }
+                    Err(refusal) => Err(refused(&refusal)),
+                },
                 Body::Unsubscribe(uri) => {
                     session.subscribe(uri, false);
                     Ok(Reply::empty())
@@ -95,6 +100,7 @@ fn context(
     peer: Arc<Peer>,
     id: &RequestId,
     progress_token: Option<ProgressToken>,
+    caller: Option<Arc<AccessToken>>,
     channel: Channel,
 ) -> (Context, Arc<LegacyLink>) {
     let scope = Scope {
@@ -120,14 +126,14 @@ fn context(
         },
         client: Some(link.clone()),
         announce: Some(server.announcer()),
-        auth: None,
+        auth: caller,
     };
     (Context::with(scope, extras), link)
 }
 
 /// A request dispatch serves: the shim takes over when the handler suspends.
 async fn call_handler(server: &Server, method: &str, call: Call, ctx: &Context, link: &LegacyLink) -> Outcome {
-    let prepared = match server.prepare(&call) {
+    let prepared = match server.prepare(&call, ctx.auth()) {
         Ok(prepared) => prepared,
         Err(e) => return Outcome::Error(e),
     };

@@ -14,12 +14,13 @@ mod state;
 pub(crate) mod tasks;
 
 use super::classify::{Answer, Body, Classified, Delivery, Headers, Retry, Status};
+use crate::auth::AccessToken;
 use crate::context::{self, Context, Extras};
 use crate::error::Error;
 use crate::flow::Resume;
 use crate::handler::TaskSupport;
 use crate::protocol::{
-    DiscoverResult, Era, ErrorObject, InputRequiredResult, JsonObject, META_SERVER_INFO, METHOD_LISTEN,
+    CacheScope, DiscoverResult, Era, ErrorObject, InputRequiredResult, JsonObject, META_SERVER_INFO, METHOD_LISTEN,
     ProtocolVersion, RequestId, TASKS_EXTENSION, codes, error_json, response_json,
 };
 use crate::server::Server;
@@ -50,6 +51,7 @@ pub(crate) struct Admitted {
     body: Body,
     delivery: Delivery,
     span: tracing::Span,
+    caller: Option<Arc<AccessToken>>,
 }
 
 /// What a modern request came to, before it is rendered on the wire.
@@ -75,7 +77,8 @@ pub(crate) fn admit(server: &Server, req: Classified, headers: Option<&dyn Heade
     let delivery = req.delivery();
     let span = req.span(None);
     let entered = span.enter();
-    let Classified { id, method, meta, body, .. } = req;
+    req.refusal(server)?;
+    let Classified { id, method, meta, body, caller, .. } = req;
     let refuse = |status, e: &ErrorObject| Answer { json: error_json(Some(&id), e), status };
     let mismatch = |why: String| ErrorObject::new(codes::HEADER_MISMATCH, format!("Header mismatch: {why}"));
     if let Some(headers) = headers {
@@ -108,7 +111,7 @@ pub(crate) fn admit(server: &Server, req: Classified, headers: Option<&dyn Heade
         }
     }
     drop(entered);
-    Ok(Admitted { id, method, envelope, body, delivery, span })
+    Ok(Admitted { id, method, envelope, body, delivery, span, caller })
 }
 
 impl Admitted {
@@ -126,7 +129,8 @@ impl Admitted {
         stream: Option<mpsc::Sender<String>>,
         cancel: CancellationToken,
     ) -> Answer {
-        let Admitted { id, method, envelope, body, span, .. } = self;
+        let Admitted { id, method, envelope, body, span, caller, .. } = self;
+        let owner = caller.as_deref().map(AccessToken::principal);
         let Envelope { scope, log_level, progress_token } = envelope;
         let id = &id;
         let wire = async move {
@@ -143,16 +147,19 @@ impl Admitted {
                         session: context::Session::None(NO_SESSION),
                         client: Some(Arc::new(ModernLink { stream })),
                         announce: Some(server.announcer()),
-                        auth: None,
+                        auth: caller,
                     };
                     serve_call(server, tasks, &Context::with(scope, extras), call, retry).await
                 }
-                Body::TaskGet(task) => tasks::steer(tasks, &scope.client_capabilities, &method, &task, Steer::Get),
+                Body::TaskGet(task) => {
+                    tasks::steer(tasks, &scope.client_capabilities, &method, &task, owner.as_ref(), Steer::Get)
+                }
                 Body::TaskCancel(task) => {
-                    tasks::steer(tasks, &scope.client_capabilities, &method, &task, Steer::Cancel)
+                    tasks::steer(tasks, &scope.client_capabilities, &method, &task, owner.as_ref(), Steer::Cancel)
                 }
                 Body::TaskUpdate { task_id, responses } => {
-                    tasks::steer(tasks, &scope.client_capabilities, &method, &task_id, Steer::Update(responses))
+                    let steer = Steer::Update(responses);
+                    tasks::steer(tasks, &scope.client_capabilities, &method, &task_id, owner.as_ref(), steer)
                 }
                 // Admission let through only the methods above: removed, unknown and invalid ones were answered.
                 Body::Initialize(_)
@@ -179,7 +186,7 @@ impl Admitted {
 /// A call dispatch serves: its state opened (if it brings any), its rounds run, a suspension sealed into
 /// `input_required` or made a task.
 async fn serve_call(server: &Server, tasks: &Arc<TaskStore>, ctx: &Context, call: Call, retry: Retry) -> Wire {
-    let prepared = match server.prepare(&call) {
+    let prepared = match server.prepare(&call, ctx.auth()) {
         Ok(prepared) => prepared,
         Err(e) => return Wire::Error(e),
     };
@@ -282,7 +289,9 @@ fn render(server: &Server, id: &RequestId, wire: Wire) -> String {
     if reply.cacheable && result_type == "complete" {
         let ttl = u64::try_from(inner.options.cache_ttl.as_millis()).unwrap_or(u64::MAX);
         reply.fields.insert("ttlMs".into(), ttl.into());
-        reply.fields.insert("cacheScope".into(), json!(inner.options.cache_scope));
+        // What a protected server answers depends on who asks: never for shared caches.
+        let scope = if inner.gate.is_some() { CacheScope::Private } else { inner.options.cache_scope };
+        reply.fields.insert("cacheScope".into(), json!(scope));
     }
     let meta = reply.fields.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
     if let Value::Object(meta) = meta {

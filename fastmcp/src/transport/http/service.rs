@@ -8,6 +8,7 @@
 use super::origin;
 use super::session::Sessions;
 use super::sse::{self, Body, EventLog, Response, Retention};
+use crate::auth::{self, AccessToken, Gate, Refused};
 use crate::era::{self, Answer, Classified, Connection, Delivery, Engine, Message, SessionUse, Status, Stream};
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, codes, error_json};
 use crate::server::Server;
@@ -61,6 +62,8 @@ pub struct McpService {
 
 struct Endpoint {
     engine: Arc<Engine>,
+    /// The authorization edge, when the server is a protected resource.
+    gate: Option<Arc<Gate>>,
     local_only: bool,
     /// `None` when legacy requests are served without sessions.
     sessions: Option<Sessions>,
@@ -76,12 +79,32 @@ impl McpService {
 
     pub fn with_options(server: Server, options: ServiceOptions) -> Self {
         let endpoint = Endpoint {
+            gate: server.inner.gate.clone(),
             engine: Engine::new(server),
             local_only: options.local_only,
             sessions: options.sessions.then(Sessions::default),
             reaper: Once::new(),
         };
         Self { endpoint: Arc::new(endpoint) }
+    }
+
+    /// Where a protected server's metadata is (RFC 9728): route these paths to this service too when you
+    /// mount it yourself (`/.well-known/oauth-protected-resource` and the form with the endpoint's path).
+    /// Empty when the server is not protected.
+    pub fn metadata_paths(&self) -> Vec<String> {
+        self.endpoint.gate.as_ref().map(|gate| gate.metadata_paths()).unwrap_or_default()
+    }
+
+    /// Whether `path` is one this service answers besides the endpoint (the protected resource metadata).
+    pub fn serves_metadata_at(&self, path: &str) -> bool {
+        self.endpoint.gate.is_some() && Gate::is_metadata_path(path)
+    }
+
+    /// Settles a protected server's canonical URI where it was not configured (the URL `serve_http` bound).
+    pub(crate) fn resolve_resource(&self, uri: &str) {
+        if let Some(gate) = &self.endpoint.gate {
+            gate.resolve(uri);
+        }
     }
 
     /// Starts a graceful shutdown: subscriptions and sessions end (their streams close), so the
@@ -126,13 +149,14 @@ fn json(status: StatusCode, body: String) -> Response {
     response
 }
 
-fn answer(answer: Answer) -> Response {
-    let status = match answer.status {
-        Status::Ok => StatusCode::OK,
-        Status::BadRequest => StatusCode::BAD_REQUEST,
-        Status::NotFound => StatusCode::NOT_FOUND,
-    };
-    json(status, answer.json)
+/// A refusal of the authorization edge: its status and `WWW-Authenticate` challenge, and `body` (a JSON-RPC
+/// error naming the request when there is one).
+fn refused(refused: Refused, body: String) -> Response {
+    let mut response = json(StatusCode::from_u16(refused.status).unwrap_or(StatusCode::UNAUTHORIZED), body);
+    if let Some(challenge) = refused.challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, challenge);
+    }
+    response
 }
 
 fn error(status: StatusCode, id: Option<&RequestId>, e: &ErrorObject) -> Response {
@@ -178,21 +202,57 @@ impl Endpoint {
         B: http_body::Body<Data = Bytes>,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
+        if let Some(gate) = &self.gate
+            && Gate::is_metadata_path(req.uri().path())
+        {
+            return metadata(gate, req.method());
+        }
         if self.local_only && !origin::local_origin(req.headers()) {
             let e = ErrorObject::new(codes::INVALID_REQUEST, "Forbidden: Host or Origin is not a local address");
             return error(StatusCode::FORBIDDEN, None, &e);
         }
+        // Every request of a protected server is authenticated, by its `Authorization` header alone.
+        let caller = match &self.gate {
+            None => None,
+            Some(gate) => {
+                let presented =
+                    auth::bearer_token(req.headers().get_all(header::AUTHORIZATION).iter().map(|v| v.as_bytes()));
+                match gate.admit(presented).await {
+                    Ok(caller) => Some(caller),
+                    Err(why) => {
+                        let refusal = gate.refused(&why);
+                        let body = error_json(None, &ErrorObject::invalid_request(&refusal.message));
+                        return refused(refusal, body);
+                    }
+                }
+            }
+        };
         let stateful = self.sessions.is_some();
         match *req.method() {
-            Method::POST => self.post(req).await,
-            Method::GET if stateful => self.get(req.headers()),
-            Method::DELETE if stateful => self.delete(req.headers()),
+            Method::POST => self.post(req, caller).await,
+            Method::GET if stateful => self.get(req.headers(), caller.as_deref()),
+            Method::DELETE if stateful => self.delete(req.headers(), caller.as_deref()),
             _ if stateful => method_not_allowed("GET, POST, DELETE"),
             _ => method_not_allowed("POST"),
         }
     }
 
-    async fn post<B>(self: Arc<Self>, req: http::Request<B>) -> Response
+    /// An answer of the era adapters as an HTTP response.
+    fn answer(&self, answer: Answer) -> Response {
+        let status = match answer.status {
+            Status::Ok => StatusCode::OK,
+            Status::BadRequest => StatusCode::BAD_REQUEST,
+            Status::NotFound => StatusCode::NOT_FOUND,
+            Status::Refused(refusal) => match &self.gate {
+                Some(gate) => return refused(gate.refusal(&refusal), answer.json),
+                // Without a gate there is no token, and nothing asks for one but a component's own check.
+                None => StatusCode::FORBIDDEN,
+            },
+        };
+        json(status, answer.json)
+    }
+
+    async fn post<B>(self: Arc<Self>, req: http::Request<B>, caller: Option<Arc<AccessToken>>) -> Response
     where
         B: http_body::Body<Data = Bytes>,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -225,9 +285,16 @@ impl Endpoint {
         };
         match era::parse(text, Some(&headers)) {
             Err(rejected) => error(StatusCode::BAD_REQUEST, rejected.id.as_ref(), &rejected.error),
-            Ok(Message::Request(req)) => self.request(*req, headers).await,
-            Ok(Message::Notification(note)) => self.to_session(&headers, |conn| conn.notification(note)),
-            Ok(Message::Response { id, outcome }) => self.to_session(&headers, |conn| conn.response(&id, outcome)),
+            Ok(Message::Request(mut req)) => {
+                req.caller = caller;
+                self.request(*req, headers).await
+            }
+            Ok(Message::Notification(note)) => {
+                self.to_session(&headers, caller.as_deref(), |conn| conn.notification(note))
+            }
+            Ok(Message::Response { id, outcome }) => {
+                self.to_session(&headers, caller.as_deref(), |conn| conn.response(&id, outcome))
+            }
         }
     }
 
@@ -241,13 +308,17 @@ impl Endpoint {
 
     /// A legacy request: alone (sessions off, or a probe without a session id) or in the session it names.
     async fn legacy(self: Arc<Self>, session_use: SessionUse, req: Classified, headers: HeaderMap) -> Response {
+        // Refused here, while the status can still say so: the answer may be a stream.
+        if let Err(refused) = req.refusal(&self.engine.server) {
+            return self.answer(refused);
+        }
         let Some(sessions) = &self.sessions else {
-            return answer(Connection::serve_alone(&self.engine, req, &headers).await);
+            return self.answer(Connection::serve_alone(&self.engine, req, &headers).await);
         };
         let named = headers.contains_key(SESSION);
         match session_use {
             SessionUse::Opens => self.open_session(sessions, req, &headers).await,
-            SessionUse::Optional if !named => answer(Connection::serve_alone(&self.engine, req, &headers).await),
+            SessionUse::Optional if !named => self.answer(Connection::serve_alone(&self.engine, req, &headers).await),
             SessionUse::Required if !named => {
                 let e = ErrorObject::invalid_request(
                     "Missing Mcp-Session-Id: send initialize first, or a modern request with _meta \
@@ -255,10 +326,12 @@ impl Endpoint {
                 );
                 error(StatusCode::BAD_REQUEST, Some(&req.id), &e)
             }
-            SessionUse::None | SessionUse::Optional | SessionUse::Required => match self.session(&headers) {
-                Some((conn, log)) => self.in_session(conn, log, req).await,
-                None => session_not_found(Some(&req.id)),
-            },
+            SessionUse::None | SessionUse::Optional | SessionUse::Required => {
+                match self.session(&headers, req.caller.as_deref()) {
+                    Some((conn, log)) => self.in_session(conn, log, req).await,
+                    None => session_not_found(Some(&req.id)),
+                }
+            }
         }
     }
 
@@ -267,11 +340,11 @@ impl Endpoint {
     async fn modern(self: Arc<Self>, req: Classified, headers: HeaderMap) -> Response {
         let admitted = match self.engine.admit(req, Some(&headers)) {
             Ok(admitted) => admitted,
-            Err(refused) => return answer(refused),
+            Err(refused) => return self.answer(refused),
         };
         drop(headers);
         match admitted.delivery() {
-            Delivery::Json => answer(self.engine.serve(admitted, None, CancellationToken::new()).await),
+            Delivery::Json => self.answer(self.engine.serve(admitted, None, CancellationToken::new()).await),
             Delivery::Stream { keep_alive } => {
                 let keep_alive = keep_alive.then_some(self.engine.server.options().keep_alive);
                 sse::live(keep_alive, move |tx| async move {
@@ -301,6 +374,8 @@ impl Endpoint {
         let log = EventLog::new(Retention { events: options.sse_replay_events, streams: options.sse_replay_streams });
         // Messages unrelated to any request (list changes) go on the session's standalone stream.
         let conn = Arc::new(Connection::new(self.engine.clone(), log.standalone(), false));
+        // The session is its opener's: another principal's token on it finds no session.
+        conn.bind_owner(req.caller.as_deref());
         let request_id = req.id.clone();
         let Some(line) = conn.serve(req, None).await else { return empty(StatusCode::ACCEPTED) };
         // Checked again as the session is stored: concurrent `initialize`s cannot overshoot the limit.
@@ -337,7 +412,7 @@ impl Endpoint {
     }
 
     /// `GET`: the session's standalone stream, or with `Last-Event-ID` the rest of a stream the client lost.
-    fn get(&self, headers: &HeaderMap) -> Response {
+    fn get(&self, headers: &HeaderMap, caller: Option<&AccessToken>) -> Response {
         if !accepts(headers, "text/event-stream") {
             let e = ErrorObject::invalid_request("Accept must list text/event-stream");
             return error(StatusCode::NOT_ACCEPTABLE, None, &e);
@@ -346,7 +421,7 @@ impl Endpoint {
             let e = ErrorObject::invalid_request("Missing Mcp-Session-Id: a GET stream belongs to a session");
             return error(StatusCode::BAD_REQUEST, None, &e);
         }
-        let Some((conn, log)) = self.session(headers) else { return session_not_found(None) };
+        let Some((conn, log)) = self.session(headers, caller) else { return session_not_found(None) };
         let keep_alive = Some(self.engine.server.options().keep_alive);
         if let Some(last) = headers.get(LAST_EVENT_ID) {
             let resumed =
@@ -372,27 +447,34 @@ impl Endpoint {
         log.attach_standalone(self.priming(&conn), keep_alive)
     }
 
-    fn delete(&self, headers: &HeaderMap) -> Response {
+    fn delete(&self, headers: &HeaderMap, caller: Option<&AccessToken>) -> Response {
         let Some(id) = era::Headers::text(headers, SESSION) else {
             return error(StatusCode::BAD_REQUEST, None, &ErrorObject::invalid_request("Missing Mcp-Session-Id"));
         };
-        if self.sessions.as_ref().is_some_and(|s| s.remove(id)) {
+        if self.session(headers, caller).is_some() && self.sessions.as_ref().is_some_and(|s| s.remove(id)) {
             empty(StatusCode::OK)
         } else {
             session_not_found(None)
         }
     }
 
-    /// The session a request names, marked as used now.
-    fn session(&self, headers: &HeaderMap) -> Option<(Arc<Connection>, Arc<EventLog>)> {
-        self.sessions.as_ref()?.get(era::Headers::text(headers, SESSION)?)
+    /// The session a request names, marked as used now — if it is `caller`'s: to another principal a session
+    /// is as absent as one that never existed (404).
+    fn session(&self, headers: &HeaderMap, caller: Option<&AccessToken>) -> Option<(Arc<Connection>, Arc<EventLog>)> {
+        let (conn, log) = self.sessions.as_ref()?.get(era::Headers::text(headers, SESSION)?)?;
+        conn.owned_by(caller).then_some((conn, log))
     }
 
     /// Hands a notification or response to the session it names: 202, or 404 for a session that is gone (as
     /// for requests). Without a session header it has no one to reach, and is accepted and dropped.
-    fn to_session(&self, headers: &HeaderMap, deliver: impl FnOnce(&Connection)) -> Response {
+    fn to_session(
+        &self,
+        headers: &HeaderMap,
+        caller: Option<&AccessToken>,
+        deliver: impl FnOnce(&Connection),
+    ) -> Response {
         if self.sessions.is_some() && headers.contains_key(SESSION) {
-            match self.session(headers) {
+            match self.session(headers, caller) {
                 Some((conn, _)) => deliver(&conn),
                 None => return session_not_found(None),
             }
@@ -407,6 +489,25 @@ impl Endpoint {
             .filter(|v| *v >= ProtocolVersion::V2025_11_25)
             .map(|_| self.engine.server.options().sse_retry)
     }
+}
+
+/// The protected resource metadata (RFC 9728 §3): public, to any origin (browser clients read it before they
+/// have a token).
+fn metadata(gate: &Gate, method: &Method) -> Response {
+    let mut response = match (method, gate.metadata_json()) {
+        (&Method::GET, Some(doc)) => json(StatusCode::OK, doc.to_owned()),
+        (&Method::OPTIONS, _) => empty(StatusCode::NO_CONTENT),
+        (&Method::GET, None) => {
+            let e = ErrorObject::internal("The server's authorization is not configured (ProtectedResource::resource)");
+            error(StatusCode::INTERNAL_SERVER_ERROR, None, &e)
+        }
+        _ => return method_not_allowed("GET, OPTIONS"),
+    };
+    let headers = response.headers_mut();
+    headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+    headers.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("GET, OPTIONS"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("max-age=3600"));
+    response
 }
 
 /// Ends sessions idle longer than `FastMcp::session_idle_timeout`, until the endpoint is gone.

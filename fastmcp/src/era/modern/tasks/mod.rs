@@ -10,7 +10,7 @@
 //!
 //! Tasks live in the serving process, for their ttl ([`FastMcp::task_ttl`](crate::FastMcp::task_ttl)); they
 //! do not survive a restart or cross replicas. A task id is a bearer handle: whoever has it can read and
-//! steer the task.
+//! steer the task — on a protected server, only with a token of the principal that created it.
 
 mod runner;
 mod store;
@@ -18,6 +18,7 @@ mod store;
 pub(crate) use store::TaskStore;
 
 use super::Wire;
+use crate::auth::{AccessToken, Principal};
 use crate::context::Context;
 use crate::error::Error;
 use crate::flow::Resume;
@@ -49,6 +50,7 @@ pub(crate) fn steer(
     capabilities: &ClientCapabilities,
     method: &str,
     task_id: &str,
+    caller: Option<&Principal>,
     steer: Steer,
 ) -> Wire {
     if !negotiated(capabilities) {
@@ -57,9 +59,9 @@ pub(crate) fn steer(
         )));
     }
     let done = match steer {
-        Steer::Get => return store.get(task_id).map_or_else(Wire::Error, |task| Wire::reply(task, false)),
-        Steer::Update(responses) => store.update(task_id, responses),
-        Steer::Cancel => store.cancel(task_id),
+        Steer::Get => return store.get(task_id, caller).map_or_else(Wire::Error, |task| Wire::reply(task, false)),
+        Steer::Update(responses) => store.update(task_id, caller, responses),
+        Steer::Cancel => store.cancel(task_id, caller),
     };
     done.map_or_else(Wire::Error, |()| Wire::reply(json!({}), false))
 }
@@ -80,7 +82,7 @@ pub(crate) fn create(server: &Server, store: &std::sync::Arc<TaskStore>, ctx: &C
         ttl: options.task_ttl,
         poll_interval: options.task_poll_interval,
     };
-    let (handle, task) = match store.create(limits) {
+    let (handle, task) = match store.create(limits, ctx.auth().map(AccessToken::principal)) {
         Ok(created) => created,
         Err(e) => return Wire::Error(e),
     };

@@ -4,6 +4,7 @@
 //! running). Entries expire lazily, whenever the store is used, and each runner also stops at its task's
 //! expiry, so an abandoned task costs nothing for longer than its ttl.
 
+use crate::auth::Principal;
 use crate::error::Error;
 use crate::protocol::{
     CallToolResult, DetailedTask, ErrorObject, InputRequests, InputResponses, Task, TaskStatus, codes,
@@ -49,6 +50,8 @@ struct Entry {
     expires: Instant,
     state: State,
     cancel: CancellationToken,
+    /// Who created it: only the same principal finds it (for another, it does not exist).
+    owner: Option<Principal>,
 }
 
 enum State {
@@ -110,8 +113,8 @@ impl TaskStore {
         entries
     }
 
-    /// A new working task, retrievable as soon as this returns. Refused beyond `max_tasks`.
-    pub fn create(&self, limits: Limits) -> Result<(Handle, Task), Error> {
+    /// A new working task of `owner`'s, retrievable as soon as this returns. Refused beyond `max_tasks`.
+    pub fn create(&self, limits: Limits, owner: Option<Principal>) -> Result<(Handle, Task), Error> {
         let id = task_id()?;
         let mut entries = self.entries();
         if entries.len() >= limits.max_tasks {
@@ -130,6 +133,7 @@ impl TaskStore {
             expires: Instant::now() + limits.ttl,
             state: State::Working,
             cancel: CancellationToken::new(),
+            owner,
         };
         let task = entry.task(&id);
         let handle = Handle { id: id.clone(), cancel: entry.cancel.clone(), expires: entry.expires };
@@ -138,9 +142,9 @@ impl TaskStore {
     }
 
     /// `tasks/get`: the task and what its status implies.
-    pub fn get(&self, id: &str) -> Result<DetailedTask, Error> {
-        let entries = self.entries();
-        let entry = entries.get(id).ok_or_else(|| unknown(id))?;
+    pub fn get(&self, id: &str, caller: Option<&Principal>) -> Result<DetailedTask, Error> {
+        let mut entries = self.entries();
+        let entry = owned(&mut entries, id, caller)?;
         let mut detailed = DetailedTask { task: entry.task(id), input_requests: None, result: None, error: None };
         match &entry.state {
             State::InputRequired { pending, .. } => detailed.input_requests = Some(pending.clone()),
@@ -153,9 +157,9 @@ impl TaskStore {
 
     /// `tasks/update`: records the answers to pending requests (others are ignored); once none is pending,
     /// the runner resumes with all of them.
-    pub fn update(&self, id: &str, responses: InputResponses) -> Result<(), Error> {
+    pub fn update(&self, id: &str, caller: Option<&Principal>, responses: InputResponses) -> Result<(), Error> {
         let mut entries = self.entries();
-        let entry = entries.get_mut(id).ok_or_else(|| unknown(id))?;
+        let entry = owned(&mut entries, id, caller)?;
         let State::InputRequired { pending, answers, waiter } = &mut entry.state else {
             tracing::debug!("tasks/update for task {id}, which is not waiting for input: ignored");
             return Ok(());
@@ -182,9 +186,9 @@ impl TaskStore {
 
     /// `tasks/cancel`: a task still running settles `cancelled` and its work is stopped; a terminal task is
     /// left as it is.
-    pub fn cancel(&self, id: &str) -> Result<(), Error> {
+    pub fn cancel(&self, id: &str, caller: Option<&Principal>) -> Result<(), Error> {
         let mut entries = self.entries();
-        let entry = entries.get_mut(id).ok_or_else(|| unknown(id))?;
+        let entry = owned(&mut entries, id, caller)?;
         if !entry.state.status().is_terminal() {
             entry.set(State::Cancelled);
             entry.cancel.cancel();
@@ -218,6 +222,16 @@ impl TaskStore {
             entry.cancel.cancel();
         }
     }
+}
+
+/// The task `caller` may steer: its own. Another's is reported exactly as one that does not exist, so task
+/// ids reveal nothing across principals.
+fn owned<'a>(
+    entries: &'a mut HashMap<String, Entry>,
+    id: &str,
+    caller: Option<&Principal>,
+) -> Result<&'a mut Entry, Error> {
+    entries.get_mut(id).filter(|entry| entry.owner.as_ref() == caller).ok_or_else(|| unknown(id))
 }
 
 fn unknown(id: &str) -> Error {
