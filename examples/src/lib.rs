@@ -1,4 +1,5 @@
 //! What the example binaries share: the quickstart server's handlers, served on stdio by `quickstart` and
-//! mounted into an axum app by `axum`.
+//! mounted into an axum app by `axum`; authorization from the environment, for `auth` and `axum`.
 
+pub mod auth;
 pub mod quickstart;

@@ -340,7 +340,19 @@ impl HttpServer {
     }
 
     /// As [`modern`](Self::modern), declaring these client capabilities.
-    pub async fn modern_declaring(&self, id: i64, method: &str, mut params: Value, capabilities: Value) -> HttpReply {
+    pub async fn modern_declaring(&self, id: i64, method: &str, params: Value, capabilities: Value) -> HttpReply {
+        self.modern_with(id, method, params, capabilities, &[]).await
+    }
+
+    /// As [`modern_declaring`](Self::modern_declaring), with extra headers (`Authorization`, say).
+    pub async fn modern_with(
+        &self,
+        id: i64,
+        method: &str,
+        mut params: Value,
+        capabilities: Value,
+        extra: &[(&str, &str)],
+    ) -> HttpReply {
         params["_meta"] = modern_meta(capabilities);
         let name = ["name", "uri", "taskId"].iter().find_map(|k| params.get(*k)).and_then(Value::as_str);
         let name = name.map(str::to_owned);
@@ -348,6 +360,7 @@ impl HttpServer {
         if let Some(name) = name.as_deref() {
             headers.push(("Mcp-Name", name));
         }
+        headers.extend_from_slice(extra);
         self.post(&headers, &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await
     }
 }

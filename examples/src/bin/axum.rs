@@ -7,7 +7,9 @@
 //! - `POST/GET/DELETE /mcp`: MCP, both eras (modern requests statelessly, legacy ones in sessions with
 //!   resumable streams): the quickstart's tools, resources and prompt, and `careful_greet`, which asks;
 //! - `GET /health`: `200 ok`;
-//! - every response, MCP ones included, carries an `x-request-id` header set by the app's own layer.
+//! - every response, MCP ones included, carries an `x-request-id` header set by the app's own layer;
+//! - with `FASTMCP_AUTH_ISSUER` set, `/mcp` is a protected resource (as in the `auth` example) and its
+//!   metadata is routed at `/.well-known/oauth-protected-resource[/mcp]`.
 //!
 //! On SIGINT or SIGTERM the app stops accepting, ends MCP subscriptions and sessions, and lets requests in
 //! flight finish.
@@ -31,13 +33,20 @@ async fn main() -> fastmcp::Result<()> {
         }
         Err(_) => 3000,
     };
-    let mcp = McpService::new(fastmcp_examples::quickstart::server().tool(careful_greet).build()?);
-    let app = Router::new()
-        .route("/health", get(|| async { "ok" }))
-        .route_service("/mcp", mcp.clone())
-        .layer(RequestIdLayer::default());
-
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    let mut server = fastmcp_examples::quickstart::server().tool(careful_greet);
+    // Mounted by the app, the endpoint can't know its URL: the app says it.
+    let served_at = format!("http://{}/mcp", listener.local_addr()?);
+    if let Some(auth) = fastmcp_examples::auth::from_env(Some(served_at)) {
+        server = server.auth(auth);
+    }
+    let mcp = McpService::new(server.build()?);
+    let mut app = Router::new().route("/health", get(|| async { "ok" })).route_service("/mcp", mcp.clone());
+    for path in mcp.metadata_paths() {
+        app = app.route_service(&path, mcp.clone());
+    }
+    let app = app.layer(RequestIdLayer::default());
+
     tracing::info!("serving MCP on http://{}/mcp (and /health), in an axum app", listener.local_addr()?);
     axum::serve(listener, app)
         .with_graceful_shutdown(async move {
