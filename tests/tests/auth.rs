@@ -2,7 +2,7 @@
 //! authorization server — `oauth2-mock-server`, which signs JWTs and serves discovery and JWKS — over real
 //! sockets, in both eras, and on stdio with the token from the environment.
 
-use fastmcp::auth::parse_challenges;
+use fastmcp::auth::{ParsedChallenge, parse_challenges};
 use fastmcp_tests::oauth::{Mint, MockAs};
 use fastmcp_tests::{HttpReply, HttpServer, StdioClient, example_bin, first_text, modern_meta};
 use serde_json::{Value, json};
@@ -59,23 +59,20 @@ impl Fixture {
     async fn in_session(&self, token: &str, session: &str, id: i64, method: &str, params: Value) -> HttpReply {
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let bearer = format!("Bearer {token}");
-        let headers = [("Authorization", bearer.as_str()), ("Mcp-Session-Id", session), ("MCP-Protocol-Version", "2025-11-25")];
+        let headers =
+            [("Authorization", bearer.as_str()), ("Mcp-Session-Id", session), ("MCP-Protocol-Version", "2025-11-25")];
         self.server.post(&headers, &body).await
     }
 }
 
-/// The `Bearer` challenge's parameters.
-fn challenge(reply: &HttpReply) -> Vec<(String, String)> {
+/// The response's one `Bearer` challenge.
+fn challenge(reply: &HttpReply) -> ParsedChallenge {
     let value = reply.header("www-authenticate").unwrap_or_else(|| panic!("no WWW-Authenticate in {reply:?}"));
     let mut challenges = parse_challenges(value).unwrap_or_else(|| panic!("unparsable challenge {value:?}"));
     assert_eq!(challenges.len(), 1, "{value}");
-    let (scheme, params) = challenges.remove(0);
-    assert!(scheme.eq_ignore_ascii_case("bearer"), "{value}");
-    params
-}
-
-fn param<'a>(params: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    let challenge = challenges.remove(0);
+    assert!(challenge.scheme.eq_ignore_ascii_case("bearer"), "{value}");
+    challenge
 }
 
 fn tool_names(reply: &HttpReply) -> Vec<String> {
@@ -123,18 +120,18 @@ async fn a_request_without_a_bearer_token_in_its_authorization_header_is_401_wit
         let reply = f.server.send_to("POST", path, &headers, &list.to_string()).await;
         assert_eq!(reply.status, 401, "{what}: {reply:?}");
         let params = challenge(&reply);
-        assert_eq!(param(&params, "resource_metadata"), Some(metadata.as_str()), "{what}: {params:?}");
-        assert_eq!(param(&params, "scope"), Some("mcp"), "{what}: {params:?}");
-        assert_eq!(param(&params, "error"), None, "no token is not an invalid token: {params:?}");
+        assert_eq!(params.param("resource_metadata"), Some(metadata.as_str()), "{what}: {params:?}");
+        assert_eq!(params.param("scope"), Some("mcp"), "{what}: {params:?}");
+        assert_eq!(params.param("error"), None, "no token is not an invalid token: {params:?}");
     }
 
     let garbage = f.modern("not-a-jwt", 2, "tools/list", json!({})).await;
     assert_eq!(garbage.status, 401, "{garbage:?}");
-    assert_eq!(param(&challenge(&garbage), "error"), Some("invalid_token"));
+    assert_eq!(challenge(&garbage).param("error"), Some("invalid_token"));
 
     let two = f.server.post(&[("Authorization", "Bearer a"), ("Authorization", "Bearer b")], &list).await;
     assert_eq!(two.status, 400, "{two:?}");
-    assert_eq!(param(&challenge(&two), "error"), Some("invalid_request"));
+    assert_eq!(challenge(&two).param("error"), Some("invalid_request"));
 
     let ok = f.modern(&good, 3, "tools/list", json!({})).await;
     assert_eq!(ok.status, 200, "{ok:?}");
@@ -163,7 +160,7 @@ async fn tokens_not_issued_for_this_server_by_its_authorization_server_are_401_i
         let reply = f.modern(&token, 1, "tools/call", json!({"name": "whoami"})).await;
         assert_eq!(reply.status, 401, "{what}: {reply:?}");
         let params = challenge(&reply);
-        assert_eq!(param(&params, "error"), Some("invalid_token"), "{what}: {params:?}");
+        assert_eq!(params.param("error"), Some("invalid_token"), "{what}: {params:?}");
         assert!(!reply.body.contains("mallory"), "{what}: nothing of the handler ran: {reply:?}");
     }
 }
@@ -194,11 +191,14 @@ async fn scopes_decide_what_a_caller_sees_and_may_call_and_a_missing_one_is_name
     let refused = f.modern(&basic, 3, "tools/call", json!({"name": "admin_report"})).await;
     assert_eq!(refused.status, 403, "{refused:?}");
     let params = challenge(&refused);
-    assert_eq!(param(&params, "error"), Some("insufficient_scope"), "{params:?}");
-    assert_eq!(param(&params, "scope"), Some("admin"), "{params:?}");
-    assert!(param(&params, "resource_metadata").is_some(), "{params:?}");
+    assert_eq!(params.param("error"), Some("insufficient_scope"), "{params:?}");
+    assert_eq!(params.param("scope"), Some("admin"), "{params:?}");
+    assert!(params.param("resource_metadata").is_some(), "{params:?}");
     let error = &refused.json()["error"];
-    assert_eq!((error["code"].as_i64(), error["message"].as_str()), (Some(-32600), Some("Missing required scope: \"admin\"")));
+    assert_eq!(
+        (error["code"].as_i64(), error["message"].as_str()),
+        (Some(-32600), Some("Missing required scope: \"admin\""))
+    );
     assert_eq!(refused.json()["id"], 3, "{refused:?}");
 
     let report = f.modern(&admin, 4, "tools/call", json!({"name": "admin_report"})).await;
@@ -209,7 +209,7 @@ async fn scopes_decide_what_a_caller_sees_and_may_call_and_a_missing_one_is_name
     let bare = f.token("alice", "deploy:write").await;
     let reply = f.modern(&bare, 5, "tools/list", json!({})).await;
     assert_eq!(reply.status, 403, "{reply:?}");
-    assert_eq!(param(&challenge(&reply), "scope"), Some("mcp"));
+    assert_eq!(challenge(&reply).param("scope"), Some("mcp"));
 }
 
 #[tokio::test]
@@ -244,7 +244,8 @@ async fn a_task_is_found_only_by_the_principal_that_created_it() {
     let alice = f.token("alice", "mcp deploy:write").await;
     let call = json!({"name": "deploy", "arguments": {"service": "db", "replicas": 1}});
     let created = f.modern_declaring(&alice, 1, "tools/call", call, caps.clone()).await;
-    let task = created.response()["result"]["task"]["taskId"].as_str().unwrap_or_else(|| panic!("{created:?}")).to_owned();
+    let task =
+        created.response()["result"]["task"]["taskId"].as_str().unwrap_or_else(|| panic!("{created:?}")).to_owned();
 
     let bob = f.token("bob", "mcp deploy:write").await;
     let hidden = f.modern_declaring(&bob, 2, "tasks/get", json!({"taskId": task}), caps.clone()).await;
@@ -271,15 +272,17 @@ async fn a_legacy_session_serves_only_its_opener_and_refuses_components_before_i
 
     let refused = f.in_session(&alice, &session, 3, "tools/call", json!({"name": "admin_report"})).await;
     assert_eq!(refused.status, 403, "refused with a status, not inside a stream: {refused:?}");
-    assert_eq!(param(&challenge(&refused), "scope"), Some("admin"));
+    assert_eq!(challenge(&refused).param("scope"), Some("admin"));
 
     let bob = f.token("bob", "mcp").await;
     let other = f.in_session(&bob, &session, 4, "tools/call", json!({"name": "whoami"})).await;
     assert_eq!(other.status, 404, "another principal finds no session: {other:?}");
     let bearer = format!("Bearer {bob}");
-    let gone = f.server.send_to("DELETE", "/mcp", &[("Authorization", &bearer), ("Mcp-Session-Id", &session)], "").await;
+    let gone =
+        f.server.send_to("DELETE", "/mcp", &[("Authorization", &bearer), ("Mcp-Session-Id", &session)], "").await;
     assert_eq!(gone.status, 404, "nor can it end the session: {gone:?}");
-    let anonymous = f.server.post(&[("Mcp-Session-Id", &session)], &json!({"jsonrpc": "2.0", "id": 5, "method": "ping"})).await;
+    let anonymous =
+        f.server.post(&[("Mcp-Session-Id", &session)], &json!({"jsonrpc": "2.0", "id": 5, "method": "ping"})).await;
     assert_eq!(anonymous.status, 401, "{anonymous:?}");
 
     let refreshed = f.token_with("alice", "mcp", Mint::new().expires_in(7200)).await;
@@ -290,7 +293,9 @@ async fn a_legacy_session_serves_only_its_opener_and_refuses_components_before_i
 #[tokio::test]
 async fn the_endpoint_mounted_in_axum_is_protected_and_routes_its_metadata() {
     let auth = MockAs::start().await;
-    let app = HttpServer::spawn_with_env(example_bin("axum"), &[("PORT", "0"), ("FASTMCP_AUTH_ISSUER", &auth.issuer())]).await;
+    let app =
+        HttpServer::spawn_with_env(example_bin("axum"), &[("PORT", "0"), ("FASTMCP_AUTH_ISSUER", &auth.issuer())])
+            .await;
     let resource = format!("http://{}/mcp", app.addr);
     for path in ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"] {
         let doc = app.send_to("GET", path, &[], "").await;
@@ -302,7 +307,15 @@ async fn the_endpoint_mounted_in_axum_is_protected_and_routes_its_metadata() {
     assert_eq!(none.status, 401, "{none:?}");
     let token = auth.mint(json!({"iss": auth.issuer(), "sub": "ada", "aud": resource, "scope": "mcp"})).await;
     let bearer = format!("Bearer {token}");
-    let greet = app.modern_with(2, "tools/call", json!({"name": "greet", "arguments": {"name": "Ada"}}), json!({}), &[("Authorization", &bearer)]).await;
+    let greet = app
+        .modern_with(
+            2,
+            "tools/call",
+            json!({"name": "greet", "arguments": {"name": "Ada"}}),
+            json!({}),
+            &[("Authorization", &bearer)],
+        )
+        .await;
     assert_eq!(first_text(&greet.response()["result"]), "Hello, Ada!", "{greet:?}");
 }
 
@@ -310,8 +323,13 @@ async fn the_endpoint_mounted_in_axum_is_protected_and_routes_its_metadata() {
 async fn stdio_serves_the_one_principal_whose_token_is_in_the_environment() {
     let auth = MockAs::start().await;
     let resource = "http://stdio.example/mcp";
-    let token = auth.mint(json!({"iss": auth.issuer(), "sub": "ops", "aud": resource, "scope": "mcp deploy:write"})).await;
-    let env = [("FASTMCP_AUTH_ISSUER", auth.issuer()), ("FASTMCP_AUTH_AUDIENCE", resource.to_owned()), ("FASTMCP_AUTH_TOKEN", token)];
+    let token =
+        auth.mint(json!({"iss": auth.issuer(), "sub": "ops", "aud": resource, "scope": "mcp deploy:write"})).await;
+    let env = [
+        ("FASTMCP_AUTH_ISSUER", auth.issuer()),
+        ("FASTMCP_AUTH_AUDIENCE", resource.to_owned()),
+        ("FASTMCP_AUTH_TOKEN", token),
+    ];
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let mut client = StdioClient::spawn_with_env(example_bin("auth"), &env);
 
@@ -320,7 +338,8 @@ async fn stdio_serves_the_one_principal_whose_token_is_in_the_environment() {
     let me = client.request("tools/call", json!({"name": "whoami"})).await;
     assert_eq!(first_text(&me["result"]), "ops", "{me}");
     let listed = client.request("tools/list", json!({})).await;
-    let names: Vec<&str> = listed["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        listed["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["whoami", "deploy"], "{listed}");
     let refused = client.request("tools/call", json!({"name": "admin_report"})).await;
     assert_eq!(refused["error"]["code"], -32600, "{refused}");
@@ -338,7 +357,8 @@ async fn stdio_serves_the_one_principal_whose_token_is_in_the_environment() {
 async fn stdio_refuses_to_start_with_a_token_it_does_not_accept() {
     let auth = MockAs::start().await;
     let resource = "http://stdio.example/mcp";
-    let foreign = auth.mint(json!({"iss": auth.issuer(), "sub": "ops", "aud": "http://elsewhere/mcp", "scope": "mcp"})).await;
+    let foreign =
+        auth.mint(json!({"iss": auth.issuer(), "sub": "ops", "aud": "http://elsewhere/mcp", "scope": "mcp"})).await;
     let output = tokio::process::Command::new(example_bin("auth"))
         .env("FASTMCP_AUTH_ISSUER", auth.issuer())
         .env("FASTMCP_AUTH_AUDIENCE", resource)

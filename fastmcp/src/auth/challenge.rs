@@ -83,10 +83,24 @@ fn quote(text: &str) -> String {
     out
 }
 
-/// The challenges of a `WWW-Authenticate` value: each scheme with its `name=value` parameters (quoted or
-/// bare), in order. For clients and tests; `None` if the value does not parse.
-pub fn parse_challenges(value: &str) -> Option<Vec<(String, Vec<(String, String)>)>> {
-    let mut out: Vec<(String, Vec<(String, String)>)> = Vec::new();
+/// One challenge of a `WWW-Authenticate` value, as a client reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedChallenge {
+    pub scheme: String,
+    /// `name=value` parameters in order, names lowercased, quoted values unescaped.
+    pub params: Vec<(String, String)>,
+}
+
+impl ParsedChallenge {
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+}
+
+/// The challenges of a `WWW-Authenticate` value, in order (RFC 9110 §11.6.1). For clients and tests; `None`
+/// if the value does not parse.
+pub fn parse_challenges(value: &str) -> Option<Vec<ParsedChallenge>> {
+    let mut out: Vec<ParsedChallenge> = Vec::new();
     let mut rest = value.trim_start();
     while !rest.is_empty() {
         let name_len = rest.find(|c: char| !is_tchar(c)).unwrap_or(rest.len());
@@ -99,10 +113,10 @@ pub fn parse_challenges(value: &str) -> Option<Vec<(String, Vec<(String, String)
         // starts the next challenge.
         if let Some(value_part) = after_ws.strip_prefix('=').filter(|_| !out.is_empty()) {
             let (value, tail) = param_value(value_part.trim_start())?;
-            out.last_mut()?.1.push((name.to_ascii_lowercase(), value));
+            out.last_mut()?.params.push((name.to_ascii_lowercase(), value));
             rest = next_item(tail)?;
         } else {
-            out.push((name.to_owned(), Vec::new()));
+            out.push(ParsedChallenge { scheme: name.to_owned(), params: Vec::new() });
             rest = after_ws.strip_prefix(',').unwrap_or(after_ws).trim_start();
         }
     }
@@ -177,20 +191,81 @@ mod tests {
         );
         let parsed = parse_challenges(&challenge.render()).expect("parses");
         assert_eq!(parsed.len(), 1);
-        assert_eq!(parsed[0].0, "Bearer");
-        assert_eq!(parsed[0].1[1], ("scope".into(), "deploy:write admin".into()));
-        assert_eq!(parsed[0].1[3], ("error_description".into(), "needs \"deploy\"".into()));
+        assert_eq!(parsed[0].scheme, "Bearer");
+        assert_eq!(parsed[0].param("scope"), Some("deploy:write admin"));
+        assert_eq!(parsed[0].param("error_description"), Some("needs \"deploy\""));
     }
 
     #[test]
     fn several_challenges_and_bare_values_parse() {
         let parsed = parse_challenges(r#"Basic realm="x", Bearer error=invalid_token, scope="a b""#).expect("parses");
-        assert_eq!(parsed[0], ("Basic".into(), vec![("realm".into(), "x".into())]));
-        assert_eq!(
-            parsed[1],
-            ("Bearer".into(), vec![("error".into(), "invalid_token".into()), ("scope".into(), "a b".into())])
-        );
-        assert_eq!(parse_challenges("Bearer"), Some(vec![("Bearer".into(), vec![])]));
+        assert_eq!((parsed[0].scheme.as_str(), parsed[0].param("realm")), ("Basic", Some("x")));
+        assert_eq!(parsed[1].scheme, "Bearer");
+        assert_eq!(parsed[1].params, [("error".into(), "invalid_token".into()), ("scope".into(), "a b".into())]);
+        assert_eq!(parse_challenges("Bearer"), Some(vec![ParsedChallenge { scheme: "Bearer".into(), params: vec![] }]));
         assert_eq!(parse_challenges(r#"Bearer realm="unterminated"#), None);
+    }
+}
+
+/// Properties over arbitrary input: reading a header never panics, every token RFC 6750 allows reads back
+/// as itself, and every challenge this server renders parses back to what it said.
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn b64token() -> impl Strategy<Value = String> {
+        "[A-Za-z0-9._~+/-]{1,64}={0,2}"
+    }
+
+    proptest! {
+        #[test]
+        fn any_header_value_reads_without_panicking(value in proptest::collection::vec(any::<u8>(), 0..200)) {
+            let _ = bearer_token(std::iter::once(value.as_slice()));
+        }
+
+        #[test]
+        fn a_b64token_reads_back_whatever_the_scheme_case_and_spacing(
+            token in b64token(),
+            scheme in "(?i)bearer",
+            space in "[ \t]{1,3}",
+        ) {
+            let value = format!("{scheme}{space}{token}");
+            prop_assert_eq!(bearer_token(std::iter::once(value.as_bytes())), Presented::Bearer(&token));
+        }
+
+        #[test]
+        fn a_token_with_any_other_character_is_malformed(
+            head in b64token(),
+            bad in "[ ,;\"\\\\()<>@:?\\[\\]{}]",
+            tail in b64token(),
+        ) {
+            let value = format!("Bearer {}{bad}{tail}", head.trim_end_matches('='));
+            prop_assert!(matches!(bearer_token(std::iter::once(value.as_bytes())), Presented::Malformed(_)), "{}", value);
+        }
+
+        #[test]
+        fn rendered_challenges_parse_back(
+            description in "[ -~]{0,80}",
+            scopes in proptest::collection::vec("[!#-\\[\\]-~]{1,12}", 0..4),
+            path in "(/[a-z0-9]{1,8}){0,3}",
+        ) {
+            let challenge = Challenge {
+                error: Some("insufficient_scope"),
+                error_description: Some(description.clone()),
+                scope: scopes.clone(),
+                resource_metadata: format!("https://mcp.example.com/.well-known/oauth-protected-resource{path}"),
+            };
+            let parsed = parse_challenges(&challenge.render()).expect("parses");
+            prop_assert_eq!(parsed.len(), 1);
+            prop_assert_eq!(parsed[0].param("error_description"), Some(description.as_str()));
+            prop_assert_eq!(parsed[0].param("resource_metadata"), Some(challenge.resource_metadata.as_str()));
+            prop_assert_eq!(parsed[0].param("scope").map(str::to_owned), (!scopes.is_empty()).then(|| scopes.join(" ")));
+        }
+
+        #[test]
+        fn any_text_parses_or_is_refused_without_panicking(value in "\\PC{0,120}") {
+            let _ = parse_challenges(&value);
+        }
     }
 }

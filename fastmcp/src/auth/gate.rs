@@ -216,7 +216,7 @@ mod tests {
     }
 
     fn params(refused: &Refused) -> Vec<(String, String)> {
-        parse_challenges(refused.challenge.as_deref().expect("a challenge")).expect("parses").remove(0).1
+        parse_challenges(refused.challenge.as_deref().expect("a challenge")).expect("parses").remove(0).params
     }
 
     #[test]

@@ -19,7 +19,7 @@ mod token;
 mod verify;
 
 pub use access::{Access, Check, Denied, Refusal};
-pub use challenge::{Challenge, Presented, bearer_token, parse_challenges};
+pub use challenge::{Challenge, ParsedChallenge, Presented, bearer_token, parse_challenges};
 pub(crate) use gate::{Gate, Refused};
 pub use resource::{METADATA_PATH, ProtectedResource, STDIO_TOKEN_VAR, check_scope};
 pub use token::{AccessToken, Principal};

@@ -69,11 +69,7 @@ impl Listing {
 
     /// The page a cursor names for `caller` — only what it may use — and the cursor of the next page;
     /// `None` for a cursor that names no page.
-    pub fn page(
-        &self,
-        cursor: Option<&str>,
-        caller: Option<&AccessToken>,
-    ) -> Result<Option<(Arc<RawValue>, Option<String>)>, Error> {
+    pub fn page(&self, cursor: Option<&str>, caller: Option<&AccessToken>) -> Result<Option<Page>, Error> {
         let filtered;
         let pages = if self.open {
             &self.pages
@@ -87,6 +83,9 @@ impl Listing {
         Ok(Some((pages[index].clone(), next)))
     }
 }
+
+/// One page of a list, and the cursor of the next.
+pub(crate) type Page = (Arc<RawValue>, Option<String>);
 
 /// Items joined into JSON arrays of `page_size`; one empty page when there are none.
 fn paginate<'a>(items: impl Iterator<Item = &'a RawValue>, page_size: usize) -> Result<Vec<Arc<RawValue>>, Error> {
