@@ -8,6 +8,7 @@ use crate::ctxt::Ctxt;
 use crate::docs::{self, Description};
 use crate::meta::{closest, list, path_string, string};
 use proc_macro2::TokenStream;
+use quote::ToTokens;
 use syn::parse::{ParseStream, Parser};
 use syn::{Attribute, Expr, ExprArray, ExprLit, Lit, LitStr, Meta, Token};
 
@@ -27,6 +28,17 @@ pub struct Options {
     pub timeout_ms: Option<u64>,
     /// `task = "optional"`: whether the tool's calls may run as tasks.
     pub task: Option<TaskSupport>,
+    /// `scopes = ["deploy:write"]`: the scopes a caller's token must all have.
+    pub scopes: Option<Scopes>,
+    /// `auth = path::to::check`: the author's own check of the caller's token (a `fastmcp::auth::Check`).
+    pub auth: Option<syn::Path>,
+}
+
+/// `scopes = [..]` as written: the array (to span errors about all of it on) and the string literals in it
+/// (the other elements have recorded errors). Whether each is a valid scope is `check`'s to say.
+pub struct Scopes {
+    pub array: ExprArray,
+    pub scopes: Vec<LitStr>,
 }
 
 /// The values of `task = "..."`, named as the runtime's `TaskSupport` variants.
@@ -81,9 +93,11 @@ impl Kind {
                 "open_world",
                 "timeout",
                 "task",
+                "scopes",
+                "auth",
             ],
-            Kind::Prompt => &["name", "title", "description"],
-            Kind::Resource => &["uri", "name", "title", "description", "mime_type"],
+            Kind::Prompt => &["name", "title", "description", "scopes", "auth"],
+            Kind::Resource => &["uri", "name", "title", "description", "mime_type", "scopes", "auth"],
             Kind::SubFlow => &[],
         }
     }
@@ -134,10 +148,15 @@ impl Options {
                     if !kind.keys().contains(&key.as_str()) {
                         unknown_key(cx, kind, &meta, &key);
                     } else if seen.contains(&key) {
-                        let what = if key == "uri" {
-                            "the resource URI is given twice".into()
-                        } else {
-                            format!("duplicate option `{key}`")
+                        let what = match key.as_str() {
+                            "uri" => "the resource URI is given twice".into(),
+                            "scopes" => "duplicate option `scopes`: list every scope the caller needs in one \
+                                         array, `scopes = [\"a\", \"b\"]`"
+                                .into(),
+                            "auth" => "duplicate option `auth`: a component has one check fn; call both checks \
+                                       from one fn and give its path"
+                                .into(),
+                            _ => format!("duplicate option `{key}`"),
                         };
                         cx.error_spanned_by(meta.path(), what);
                     } else {
@@ -163,6 +182,8 @@ impl Options {
             "open_world" => self.open_world = flag(cx, key, meta),
             "timeout" => self.timeout_ms = string(cx, key, meta).and_then(|lit| duration_ms(cx, &lit)),
             "task" => self.task = string(cx, key, meta).and_then(|lit| task_support(cx, &lit)),
+            "scopes" => self.scopes = scopes(cx, meta),
+            "auth" => self.auth = auth(cx, meta),
             _ => {}
         }
     }
@@ -202,6 +223,83 @@ fn task_support(cx: &Ctxt, lit: &LitStr) -> Option<TaskSupport> {
                  \"forbidden\" (the default), not {other:?}"
             );
             cx.error_spanned_by(lit, e);
+            None
+        }
+    }
+}
+
+/// `scopes = ["a", "b"]`: an array of string literals.
+fn scopes(cx: &Ctxt, meta: &Meta) -> Option<Scopes> {
+    const USAGE: &str = "`scopes` is an array of string literals: `scopes = [\"deploy:read\", \"deploy:write\"]`";
+    let value = match meta {
+        Meta::NameValue(nv) => &nv.value,
+        Meta::List(list) => {
+            let fix = format!("write `scopes = [{}]`", list.tokens);
+            cx.error_spanned_by(meta, format!("{USAGE}; {fix}"));
+            return None;
+        }
+        Meta::Path(_) => {
+            cx.error_spanned_by(meta, USAGE);
+            return None;
+        }
+    };
+    let array = match value {
+        Expr::Array(array) => array,
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => {
+            let fix = match s.value().split_whitespace().collect::<Vec<_>>()[..] {
+                [] | [_] => format!("`scopes = [{}]`", s.to_token_stream()),
+                ref several => {
+                    let quoted: Vec<String> = several.iter().map(|w| format!("{w:?}")).collect();
+                    format!("`scopes = [{}]` (one string per scope)", quoted.join(", "))
+                }
+            };
+            cx.error_spanned_by(s, format!("`scopes` is an array of string literals, even for one scope: write {fix}"));
+            return None;
+        }
+        other => {
+            cx.error_spanned_by(other, USAGE);
+            return None;
+        }
+    };
+    let mut scopes = Vec::new();
+    for elem in &array.elems {
+        match elem {
+            Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => scopes.push(s.clone()),
+            Expr::Path(path) if path.path.get_ident().is_some() => {
+                let ident = path.path.to_token_stream().to_string();
+                let e = format!(
+                    "a scope is a string literal (the macro reads and checks it), not a name: write `\"{ident}\"`"
+                );
+                cx.error_spanned_by(elem, e);
+            }
+            other => cx.error_spanned_by(other, "a scope is a string literal, like `\"deploy:read\"`"),
+        }
+    }
+    Some(Scopes { array: array.clone(), scopes })
+}
+
+/// `auth = path::to::check`: the path of a check fn.
+fn auth(cx: &Ctxt, meta: &Meta) -> Option<syn::Path> {
+    const USAGE: &str =
+        "`auth` takes the path of a check fn, `fn(&AccessToken) -> Result<(), Denied>`: `auth = path::to::check`";
+    let Meta::NameValue(nv) = meta else {
+        cx.error_spanned_by(meta, USAGE);
+        return None;
+    };
+    match &nv.value {
+        Expr::Path(path) if path.qself.is_none() => Some(path.path.clone()),
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => {
+            let fix = match syn::parse_str::<syn::Path>(&s.value()) {
+                Ok(path) => {
+                    format!("write `auth = {}`, without quotes", path.to_token_stream().to_string().replace(' ', ""))
+                }
+                Err(_) => "write `auth = path::to::check`, without quotes".into(),
+            };
+            cx.error_spanned_by(s, format!("`auth` takes the path of a check fn, not a string: {fix}"));
+            None
+        }
+        other => {
+            cx.error_spanned_by(other, USAGE);
             None
         }
     }
@@ -370,5 +468,52 @@ mod tests {
         assert!(e[0].contains("given twice"), "{e:?}");
         let e = errors(Kind::Prompt, quote!("x"));
         assert!(e[0].contains("unexpected literal"), "{e:?}");
+    }
+
+    #[test]
+    fn parses_access_options() {
+        for kind in [Kind::Tool, Kind::Prompt, Kind::Resource] {
+            let cx = Ctxt::new();
+            let o = Options::parse(
+                &cx,
+                kind,
+                quote!(scopes = ["deploy:write", "deploy:read"], auth = crate::checks::admin),
+            );
+            assert!(cx.check().is_ok(), "{kind:?}");
+            let scopes: Vec<String> = o.scopes.expect("scopes").scopes.iter().map(LitStr::value).collect();
+            assert_eq!(scopes, ["deploy:write", "deploy:read"]);
+            assert_eq!(path_string(&o.auth.expect("auth")), "crate::checks::admin");
+        }
+        let e = errors(Kind::SubFlow, quote!(scopes = ["a"]));
+        assert!(e[0].starts_with("unknown option `scopes` for #[elicit]"), "{e:?}");
+        let e = errors(Kind::Tool, quote!(scope = ["a"]));
+        assert!(e[0].contains("did you mean `scopes`?"), "{e:?}");
+    }
+
+    #[test]
+    fn reports_access_problems() {
+        let e = errors(Kind::Tool, quote!(scopes = "admin"));
+        assert_eq!(e, [r#"`scopes` is an array of string literals, even for one scope: write `scopes = ["admin"]`"#]);
+        let e = errors(Kind::Tool, quote!(scopes = "deploy write"));
+        assert!(e[0].ends_with(r#"write `scopes = ["deploy", "write"]` (one string per scope)"#), "{e:?}");
+        let e = errors(Kind::Tool, quote!(scopes("admin")));
+        assert!(e[0].ends_with(r#"write `scopes = ["admin"]`"#), "{e:?}");
+        let e = errors(Kind::Prompt, quote!(scopes = ["a", admin, 3]));
+        assert_eq!(e.len(), 2, "{e:?}");
+        assert!(e[0].ends_with(r#"not a name: write `"admin"`"#), "{e:?}");
+        assert!(e[1].starts_with("a scope is a string literal"), "{e:?}");
+        let e = errors(Kind::Tool, quote!(scopes = ["a"], scopes = ["b"]));
+        assert!(e[0].starts_with("duplicate option `scopes`: list every scope"), "{e:?}");
+        let e = errors(Kind::Resource, quote!("a://b", auth = "checks::admin"));
+        assert_eq!(
+            e,
+            ["`auth` takes the path of a check fn, not a string: write `auth = checks::admin`, without quotes"]
+        );
+        let e = errors(Kind::Tool, quote!(auth = |t| Ok(())));
+        assert!(e[0].starts_with("`auth` takes the path of a check fn, `fn(&AccessToken)"), "{e:?}");
+        let e = errors(Kind::Tool, quote!(auth));
+        assert!(e[0].starts_with("`auth` takes the path of a check fn"), "{e:?}");
+        let e = errors(Kind::Tool, quote!(auth = a, auth = b));
+        assert!(e[0].starts_with("duplicate option `auth`: a component has one check fn"), "{e:?}");
     }
 }

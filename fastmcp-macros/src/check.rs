@@ -16,6 +16,7 @@ pub fn run(cx: &Ctxt, h: &Handler, flow: Option<&Flow>) {
     params(cx, h);
     carried(cx, flow);
     task_step(cx, h);
+    scopes(cx, h);
     match h.kind {
         Kind::Tool => tool(cx, h),
         Kind::Prompt => returns(cx, h, "its messages, like `-> String`"),
@@ -25,6 +26,49 @@ pub fn run(cx: &Ctxt, h: &Handler, flow: Option<&Flow>) {
         }
         Kind::SubFlow => {}
     }
+}
+
+/// `scopes = [..]`: at least one, each an RFC 6749 scope-token (§3.3), none twice.
+fn scopes(cx: &Ctxt, h: &Handler) {
+    let Some(scopes) = &h.options.scopes else { return };
+    if scopes.array.elems.is_empty() {
+        cx.error_spanned_by(
+            &scopes.array,
+            "`scopes = []` requires nothing: list the scopes a caller needs, like `scopes = [\"deploy:read\"]`, or leave `scopes` out",
+        );
+    }
+    let mut seen: Vec<String> = Vec::new();
+    for lit in &scopes.scopes {
+        let scope = lit.value();
+        if let Some(problem) = scope_token_problem(&scope) {
+            cx.error_spanned_by(lit, problem);
+        } else if seen.contains(&scope) {
+            cx.error_spanned_by(lit, format!("duplicate scope {scope:?}: list each scope once"));
+        } else {
+            seen.push(scope);
+        }
+    }
+}
+
+/// What makes `scope` no RFC 6749 scope-token (`1*NQCHAR`, NQCHAR = %x21 / %x23-5B / %x5D-7E), if anything.
+pub fn scope_token_problem(scope: &str) -> Option<String> {
+    if scope.trim().is_empty() {
+        return Some("a scope can't be empty".into());
+    }
+    if scope.contains(char::is_whitespace) {
+        let words: Vec<String> = scope.split_whitespace().map(|w| format!("{w:?}")).collect();
+        let problem = match words.len() {
+            1 => format!("{scope:?} has spaces, which a scope can't have (on the wire, spaces separate scopes)"),
+            _ => format!(
+                "{scope:?} is not one scope: a scope has no spaces (on the wire, spaces separate scopes), so each scope is its own string"
+            ),
+        };
+        return Some(format!("{problem}: write {}", words.join(", ")));
+    }
+    let bad = scope.chars().find(|&c| !matches!(c, '\x21' | '\x23'..='\x5B' | '\x5D'..='\x7E'))?;
+    Some(format!(
+        "invalid scope {scope:?} (found {bad:?}): a scope is printable ASCII other than `\"` and `\\`, without spaces (RFC 6749 §3.3)"
+    ))
 }
 
 /// `run_as_task()` only means something in a tool that may run as a task.
@@ -297,6 +341,37 @@ mod tests {
             Ok(()) => vec![],
             Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
         }
+    }
+
+    /// The errors the checks find in `#[tool(<args>)] async fn f() {}`.
+    fn option_errors(args: proc_macro2::TokenStream) -> Vec<String> {
+        let cx = Ctxt::new();
+        let item: ItemFn = syn::parse_str("async fn f() {}").expect("parses");
+        let options = Options::parse(&cx, Kind::Tool, args);
+        let h = Handler::new(&cx, Kind::Tool, options, item);
+        super::run(&cx, &h, None);
+        match cx.check() {
+            Ok(()) => vec![],
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn scopes_are_scope_tokens_listed_once() {
+        use quote::quote;
+        assert!(option_errors(quote!(scopes = ["deploy:read", "a!#[]^~", "urn:x:y/z"])).is_empty());
+        let e = option_errors(quote!(scopes = []));
+        assert!(e[0].starts_with("`scopes = []` requires nothing"), "{e:?}");
+        let e = option_errors(quote!(scopes = ["deploy write", " admin", "", "café", "a\\b", "q\"", "x", "x"]));
+        assert_eq!(e.len(), 7, "{e:?}");
+        assert!(e[0].starts_with(r#""deploy write" is not one scope"#), "{e:?}");
+        assert!(e[0].ends_with(r#"write "deploy", "write""#), "{e:?}");
+        assert!(e[1].starts_with(r#"" admin" has spaces"#) && e[1].ends_with(r#"write "admin""#), "{e:?}");
+        assert_eq!(e[2], "a scope can't be empty");
+        assert!(e[3].starts_with(r#"invalid scope "café" (found 'é'): a scope is printable ASCII"#), "{e:?}");
+        assert!(e[4].contains(r"(found '\\')"), "{e:?}");
+        assert!(e[5].contains(r#"(found '"')"#), "{e:?}");
+        assert_eq!(e[6], r#"duplicate scope "x": list each scope once"#);
     }
 
     #[test]

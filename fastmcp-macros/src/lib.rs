@@ -68,6 +68,10 @@ use proc_macro::TokenStream;
 /// task and runs in the background; `"required"` refuses other clients with `-32021`. A task tool's body may
 /// place `run_as_task().ask().await?` after its first asks: the rounds before it stay synchronous.
 ///
+/// Who may call it (`ToolHandler::access`); both may be given:
+/// - `scopes = ["deploy:read", "deploy:write"]`: scopes the caller's token must all have, one string each.
+/// - `auth = path::to::check`: a `fastmcp::auth::Check`, `fn(&AccessToken) -> Result<(), Denied>`, run after them.
+///
 /// # Asking the client: `.ask().await`
 ///
 /// A body may await `.ask()` on an elicitation, a sampling request, `ListRoots`, `checkpoint()` or a tuple of
@@ -112,7 +116,9 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// doc comments. `#[complete(["a", "b"])]` completes an argument from a list; `#[complete(f)]` calls
 /// `async fn f(query: CompletionQuery) -> impl IntoCompletion` (e.g. `Vec<String>`). The return type
 /// implements `IntoPromptResult` (`String`, `PromptMessage`, `Vec<PromptMessage>`, `GetPromptResult`, or a
-/// `Result` of these). Options: `name`, `title`, `description`.
+/// `Result` of these). Options: `name`, `title`, `description`, and who may get it, as for `#[tool]`:
+/// - `scopes = ["a", "b"]`: scopes the caller's token must all have, one string each.
+/// - `auth = path::to::check`: a `fastmcp::auth::Check`, `fn(&AccessToken) -> Result<(), Denied>`, run after them.
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::run(Kind::Prompt, args.into(), item.into()).into()
@@ -136,7 +142,9 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 /// Any other parameter must be one the runtime supplies (`Context`); `#[complete(..)]` works as for prompts. The return type implements
 /// `IntoResourceContents` (`String` is text, `Vec<u8>` a blob, `Json<T>` JSON text, or `ResourceContents`,
 /// `ReadResourceResult`, or a `Result` of these). Options: the URI first, then `name` (default: the fn's
-/// name), `title`, `description` (default: the doc comments), `mime_type`.
+/// name), `title`, `description` (default: the doc comments), `mime_type`, and who may read it, as for `#[tool]`:
+/// - `scopes = ["a", "b"]`: scopes the caller's token must all have, one string each.
+/// - `auth = path::to::check`: a `fastmcp::auth::Check`, `fn(&AccessToken) -> Result<(), Denied>`, run after them.
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::run(Kind::Resource, args.into(), item.into()).into()

@@ -72,6 +72,7 @@ pub mod prelude {
 /// What the macros expand to. Not public API: names here may change in any release.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::auth::{Access, Check};
     pub use crate::context::Context;
     pub use crate::error::Error;
     pub use crate::flow::driver::{AskWitness, Carried, answer, carried, restore, resume_parts, suspend, witness};

@@ -1,6 +1,7 @@
 //! What `#[tool]`, `#[prompt]` and `#[resource]` generate, driven through the handler traits directly:
 //! definitions (schemas, descriptions, annotations, arguments) and calls (arguments in, results out, errors).
 
+use fastmcp::auth::{AccessToken, Denied, Refusal};
 use fastmcp::context::Scope;
 use fastmcp::flow::Step;
 use fastmcp::handler::{
@@ -473,6 +474,87 @@ async fn resource_completion() {
     assert!(c.values.is_empty());
 }
 
+// ---- access ---------------------------------------------------------------------------------------------
+
+mod checks {
+    use fastmcp::auth::{AccessToken, Denied};
+
+    /// Only the subject `root`.
+    pub fn is_root(token: &AccessToken) -> Result<(), Denied> {
+        match token.subject.as_deref() {
+            Some("root") => Ok(()),
+            _ => Err(Denied::new("only root")),
+        }
+    }
+}
+
+/// Tokens issued by the `ops` client only.
+fn from_ops(token: &AccessToken) -> Result<(), Denied> {
+    if token.client_id.as_deref() == Some("ops") { Ok(()) } else { Err(Denied::new("not the ops client")) }
+}
+
+#[tool(scopes = ["deploy:write", "deploy:read"], auth = checks::is_root)]
+async fn guarded_deploy(service: String) -> String {
+    service
+}
+
+#[prompt(auth = from_ops)]
+async fn guarded_prompt() -> String {
+    "hi".into()
+}
+
+#[resource("vault://{key}", scopes = ["vault:read"], auth = self::checks::is_root)]
+async fn guarded_secret(key: String) -> String {
+    key
+}
+
+#[resource("status://now", scopes = ["status:read"])]
+async fn guarded_status() -> String {
+    "up".into()
+}
+
+#[test]
+fn scopes_and_auth_become_the_handlers_access() {
+    let tool = ToolHandler::access(&guarded_deploy);
+    assert_eq!(tool.scopes(), ["deploy:write", "deploy:read"]);
+    let root = AccessToken::new().subject("root");
+    let alice = AccessToken::new().subject("alice").scopes(["deploy:read", "deploy:write"]);
+    assert_eq!(tool.permits(None), Err(Refusal::Unauthenticated));
+    let Err(Refusal::Denied(denied)) = tool.permits(Some(&root)) else { panic!("scopes are checked first") };
+    assert_eq!(denied.scopes(), ["deploy:write", "deploy:read"]);
+    assert_eq!(tool.permits(Some(&alice)), Err(Refusal::Denied(Denied::new("only root"))), "then the check fn");
+    assert_eq!(tool.permits(Some(&root.clone().scopes(["deploy:write", "deploy:read"]))), Ok(()));
+
+    let prompt = PromptHandler::access(&guarded_prompt);
+    assert!(prompt.scopes().is_empty() && !prompt.is_public());
+    assert_eq!(prompt.permits(None), Err(Refusal::Unauthenticated));
+    assert_eq!(prompt.permits(Some(&alice)), Err(Refusal::Denied(Denied::new("not the ops client"))));
+    assert_eq!(prompt.permits(Some(&AccessToken::new().client_id("ops"))), Ok(()));
+
+    let template = ResourceHandler::access(&guarded_secret);
+    assert_eq!(template.scopes(), ["vault:read"]);
+    assert!(template.permits(Some(&alice.clone().scopes(["vault:read"]))).is_err());
+    assert_eq!(template.permits(Some(&root.clone().scopes(["vault:read"]))), Ok(()));
+
+    let status = ResourceHandler::access(&guarded_status);
+    assert_eq!(status.scopes(), ["status:read"]);
+    assert_eq!(status.permits(Some(&alice.clone().scopes(["status:read"]))), Ok(()), "no check fn");
+    assert!(status.permits(Some(&alice)).is_err());
+
+    // Without the options, the traits' default.
+    assert!(ToolHandler::access(&greet).is_public());
+    assert!(PromptHandler::access(&hello).is_public());
+    assert!(ResourceHandler::access(&user).is_public());
+}
+
+#[tokio::test]
+async fn access_options_leave_the_call_alone() {
+    // The macro only declares who may call; enforcing it is the server's (the call itself still runs).
+    assert_eq!(text(&call(guarded_deploy, Some(json!({ "service": "api" }))).await), "api");
+    let v = read(guarded_secret, "vault://k", &[("key", "k")]).await.expect("ok");
+    assert_eq!(v["contents"][0]["text"], "k");
+}
+
 // ---- registration ---------------------------------------------------------------------------------------
 
 #[test]
@@ -488,6 +570,10 @@ fn every_generated_handler_registers() {
         .resource(settings)
         .resource(user)
         .resource(file)
+        .tool(guarded_deploy)
+        .prompt(guarded_prompt)
+        .resource(guarded_secret)
+        .resource(guarded_status)
         .build();
     assert!(server.is_ok(), "{:?}", server.err());
 }

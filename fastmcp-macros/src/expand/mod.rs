@@ -95,10 +95,17 @@ fn expand(kind: Kind, args: TokenStream, item: ItemFn) -> TokenStream {
             // parameters' types outside the fn, so not in a method (in an `impl` block, which takes no such
             // items), and for a generic fn only those of types that don't name its generics.
             let sig = &handler.item.sig;
+            let auth = check_item(&handler);
             let checks = match (sig.receiver(), sig.generics.params.is_empty()) {
                 (Some(_), _) => TokenStream::new(),
-                (None, true) => dummy_const(&handler, param_items(&handler)),
-                (None, false) => dummy_const(&handler, params::borrows_outside(&handler)),
+                (None, true) => {
+                    let items = param_items(&handler);
+                    dummy_const(&handler, quote!(#auth #items))
+                }
+                (None, false) => {
+                    let items = params::borrows_outside(&handler);
+                    dummy_const(&handler, quote!(#auth #items))
+                }
             };
             let mut item = handler.item;
             strip_param_attrs(&mut item.sig);
@@ -269,6 +276,65 @@ fn encode_name(name: &str) -> String {
 /// The local a parameter's value is bound to before the call.
 pub fn arg_local(index: usize) -> Ident {
     format_ident!("__fastmcp_arg_{}", index)
+}
+
+/// The `access` method of a handler with `scopes` or `auth`: `Access::new(&[..], Some(check))`. The check
+/// fn is bound to a `Check` on its path's span, so a fn of another signature is rustc's "mismatched types"
+/// on the path the user wrote.
+pub fn access_method(h: &Handler) -> Option<TokenStream> {
+    let o = &h.options;
+    if o.scopes.is_none() && o.auth.is_none() {
+        return None;
+    }
+    let p = private();
+    let scopes = o.scopes.iter().flat_map(|s| &s.scopes);
+    let check = match &o.auth {
+        Some(path) => {
+            let check = check_binding(path);
+            quote!({ #check ::core::option::Option::Some(__fastmcp_check) })
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    Some(quote! {
+        fn access(&self) -> #p::Access {
+            #p::Access::new(&[#(#scopes),*], #check)
+        }
+    })
+}
+
+/// `let __fastmcp_check: Check = path;`, all of it on the path's span (the type too, so rustc's "expected
+/// due to this" points there rather than at the whole attribute).
+fn check_binding(path: &syn::Path) -> TokenStream {
+    let span = path.span();
+    let p = private();
+    let check = respan(quote!(#p::Check), span);
+    quote_spanned! {span=>
+        let __fastmcp_check: #check = #path;
+    }
+}
+
+/// `tokens` with every token on `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let TokenTree::Group(g) = &tree {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tree = TokenTree::Group(group);
+            } else {
+                tree.set_span(span);
+            }
+            tree
+        })
+        .collect()
+}
+
+/// The check of an `auth` fn's type by itself, for an expansion that stops at other errors.
+fn check_item(h: &Handler) -> Option<TokenStream> {
+    let path = h.options.auth.as_ref()?;
+    let check = check_binding(path);
+    Some(quote!(fn __fastmcp_auth_check() { #check let _ = __fastmcp_check; }))
 }
 
 /// The `complete` method of prompts and resource templates, when some parameter declares a completer.

@@ -1,8 +1,8 @@
 //! `#[prompt]`: the unit struct, its `invoke` and `impl PromptHandler`.
 
 use super::{
-    arg_local, boxed_future, complete_method, dummy_const, duplicate_guard, machine, option, params, private,
-    struct_and_invoke,
+    access_method, arg_local, boxed_future, complete_method, dummy_const, duplicate_guard, machine, option, params,
+    private, struct_and_invoke,
 };
 use crate::attr::Kind;
 use crate::flow::Flow;
@@ -75,6 +75,7 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
     let machine = flow.map(|flow| machine::machine_fn(h, flow));
     let fingerprint = flow.map(|_| machine::fingerprint_method(h));
 
+    let access = access_method(h);
     let checks = params::checks(h);
     let impl_items = quote! {
         #checks
@@ -98,6 +99,8 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
             #fingerprint
 
             #complete
+
+            #access
         }
     };
 

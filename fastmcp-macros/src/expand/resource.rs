@@ -1,7 +1,8 @@
 //! `#[resource("...")]`: the unit struct, its `invoke` and `impl ResourceHandler`.
 
 use super::{
-    arg_local, boxed_future, complete_method, dummy_const, machine, option, params, private, struct_and_invoke,
+    access_method, arg_local, boxed_future, complete_method, dummy_const, machine, option, params, private,
+    struct_and_invoke,
 };
 use crate::attr::Kind;
 use crate::flow::Flow;
@@ -78,6 +79,7 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
     let machine = flow.map(|flow| machine::machine_fn(h, flow));
     let fingerprint = flow.map(|_| machine::fingerprint_method(h));
 
+    let access = access_method(h);
     let checks = params::checks(h);
     let impl_items = quote! {
         #checks
@@ -96,6 +98,8 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
             #fingerprint
 
             #complete
+
+            #access
         }
     };
 

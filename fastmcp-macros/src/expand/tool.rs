@@ -1,7 +1,8 @@
 //! `#[tool]`: the unit struct, its `invoke`, the arguments struct and `impl ToolHandler`.
 
 use super::{
-    arg_local, boxed_future, dummy_const, duplicate_guard, machine, option, params, private, struct_and_invoke,
+    access_method, arg_local, boxed_future, dummy_const, duplicate_guard, machine, option, params, private,
+    struct_and_invoke,
 };
 use crate::flow::Flow;
 use crate::model::{Handler, Param, ParamKind};
@@ -78,6 +79,8 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
         }
     });
 
+    let access = access_method(h);
+
     let impl_items = quote! {
         #args_def
 
@@ -106,6 +109,8 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
             #task_support
 
             #task_step
+
+            #access
         }
     };
 
