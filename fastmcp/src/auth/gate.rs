@@ -112,8 +112,7 @@ impl Gate {
         let resource = self.resource().ok_or(Unadmitted::Unconfigured)?;
         let access = self.config.verifier.verify(token, resource).await.map_err(Unadmitted::Rejected)?;
         check_expiry(&access, SystemTime::now(), self.config.leeway).map_err(Unadmitted::Rejected)?;
-        require_scopes(&access, self.config.required_scopes.iter().map(String::as_str))
-            .map_err(Unadmitted::Refused)?;
+        require_scopes(&access, self.config.required_scopes.iter().map(String::as_str)).map_err(Unadmitted::Refused)?;
         Ok(Arc::new(access))
     }
 
@@ -241,7 +240,10 @@ mod tests {
     #[test]
     fn each_refusal_has_its_status_and_challenge() {
         let gate = gate();
-        let metadata = ("resource_metadata".to_owned(), "https://mcp.example.com/.well-known/oauth-protected-resource/mcp".to_owned());
+        let metadata = (
+            "resource_metadata".to_owned(),
+            "https://mcp.example.com/.well-known/oauth-protected-resource/mcp".to_owned(),
+        );
 
         let missing = gate.refused(&block(gate.admit(Presented::Nothing)).expect_err("refused"));
         assert_eq!(missing.status, 401);

@@ -120,7 +120,8 @@ impl ProtectedResource {
 
 /// A scope token as RFC 6749 §3.3 defines it: printable ASCII but space, `"` and `\`.
 pub fn check_scope(scope: &str) -> Result<(), String> {
-    let ok = !scope.is_empty() && scope.bytes().all(|b| b == 0x21 || (0x23..=0x5B).contains(&b) || (0x5D..=0x7E).contains(&b));
+    let ok = !scope.is_empty()
+        && scope.bytes().all(|b| b == 0x21 || (0x23..=0x5B).contains(&b) || (0x5D..=0x7E).contains(&b));
     if ok { Ok(()) } else { Err(format!("`{scope}` is not a scope: use printable ASCII without spaces, `\"` or `\\`")) }
 }
 
