@@ -1,7 +1,9 @@
-//! Test support: run a server binary as a child process and talk MCP to it over its stdin/stdout; and
-//! [`layers`], which reads the crates' module graphs for the layering check.
+//! Test support: run a server binary as a child process and talk MCP to it over its stdin/stdout;
+//! [`layers`], which reads the crates' module graphs for the layering check; and [`oauth`], a real OAuth
+//! authorization server for the authorization tests.
 
 pub mod layers;
+pub mod oauth;
 
 use serde_json::{Value, json};
 use std::collections::VecDeque;
@@ -299,32 +301,7 @@ impl HttpServer {
 
     /// As [`send`](Self::send), to any path of the server.
     pub async fn send_to(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> HttpReply {
-        use tokio::io::AsyncReadExt;
-        let mut stream = tokio::net::TcpStream::connect(self.addr).await.expect("connect");
-        let mut request =
-            format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
-        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-            request.push_str(&format!("Host: {}\r\n", self.addr));
-        }
-        for (k, v) in headers {
-            request.push_str(&format!("{k}: {v}\r\n"));
-        }
-        request.push_str("\r\n");
-        stream.write_all(request.as_bytes()).await.unwrap();
-        stream.write_all(body.as_bytes()).await.unwrap();
-        let mut raw = Vec::new();
-        tokio::time::timeout(TIMEOUT, stream.read_to_end(&mut raw)).await.expect("answered in time").unwrap();
-        let text = String::from_utf8(raw).expect("UTF-8 response");
-        let (head, body) = text.split_once("\r\n\r\n").expect("a header block");
-        let mut lines = head.split("\r\n");
-        let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
-        let headers = lines
-            .filter_map(|l| l.split_once(':'))
-            .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-            .collect::<Vec<_>>();
-        let chunked = headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
-        let body = if chunked { dechunk(body) } else { body.to_owned() };
-        HttpReply { status, headers, body }
+        send_http(self.addr, method, path, headers, body).await
     }
 
     /// A JSON POST with the headers every client sends.
@@ -363,6 +340,42 @@ impl HttpServer {
         headers.extend_from_slice(extra);
         self.post(&headers, &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await
     }
+}
+
+/// Sends one HTTP/1.1 request to `addr` with these headers (plus Host, unless given, and Content-Length) and
+/// reads the whole response.
+pub async fn send_http(
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> HttpReply {
+    use tokio::io::AsyncReadExt;
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let mut request = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        request.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    stream.write_all(body.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(TIMEOUT, stream.read_to_end(&mut raw)).await.expect("answered in time").unwrap();
+    let text = String::from_utf8(raw).expect("UTF-8 response");
+    let (head, body) = text.split_once("\r\n\r\n").expect("a header block");
+    let mut lines = head.split("\r\n");
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+        .collect::<Vec<_>>();
+    let chunked = headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+    let body = if chunked { dechunk(body) } else { body.to_owned() };
+    HttpReply { status, headers, body }
 }
 
 fn dechunk(mut body: &str) -> String {
