@@ -277,7 +277,15 @@ impl FastMcp {
                 }
                 Some(Arc::new(Gate::new(auth)))
             }
-            None => None,
+            None => {
+                if registry.has_restricted() {
+                    tracing::warn!(
+                        "components ask for scopes or a check, but the server has no authorization \
+                         (FastMcp::auth): no caller has a token, so they are refused to everyone"
+                    );
+                }
+                None
+            }
         };
         let capabilities = capabilities(&registry);
         let server_info_meta = serde_json::to_value(&self.info)?;

@@ -199,6 +199,11 @@ impl Registry {
         })
     }
 
+    /// Whether any component asks for more than an admitted caller (scopes or a check).
+    pub fn has_restricted(&self) -> bool {
+        [&self.tool_list, &self.prompt_list, &self.resource_list, &self.template_list].iter().any(|l| !l.open)
+    }
+
     /// The resource serving a URI: an exact static match first, then the first matching template.
     pub fn resolve(&self, uri: &str) -> Option<Resolved<'_>> {
         if let Some(entry) = self.resources.get(uri) {

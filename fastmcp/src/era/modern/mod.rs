@@ -72,12 +72,14 @@ impl Wire {
 /// Admits a modern request. `headers` are the HTTP request's (stdio has none): `MCP-Protocol-Version`
 /// against the envelope (`-32020`), the envelope (`-32022`, `-32602`; HTTP 400), the method (`-32601`, 404),
 /// the params (`-32602`; 400 on HTTP where the headers mirror them: a request the header check can't read is
-/// refused, never served unchecked), the standard headers and `Mcp-Param-*` against the params (`-32020`).
+/// refused, never served unchecked), the standard headers and `Mcp-Param-*` against the params (`-32020`),
+/// then whether the caller may use what it names (401/403).
 pub(crate) fn admit(server: &Server, req: Classified, headers: Option<&dyn Headers>) -> Result<Admitted, Answer> {
     let delivery = req.delivery();
     let span = req.span(None);
     let entered = span.enter();
-    req.refusal(server)?;
+    // Decided now, answered after the checks of the request's form: a malformed request is 400 first.
+    let refusal = req.refusal(server);
     let Classified { id, method, meta, body, caller, .. } = req;
     let refuse = |status, e: &ErrorObject| Answer { json: error_json(Some(&id), e), status };
     let mismatch = |why: String| ErrorObject::new(codes::HEADER_MISMATCH, format!("Header mismatch: {why}"));
@@ -110,6 +112,7 @@ pub(crate) fn admit(server: &Server, req: Classified, headers: Option<&dyn Heade
                 .map_err(|why| refuse(Status::BadRequest, &mismatch(why)))?;
         }
     }
+    refusal?;
     drop(entered);
     Ok(Admitted { id, method, envelope, body, delivery, span, caller })
 }
