@@ -12,7 +12,7 @@ use http_body_util::{BodyExt as _, Full, LengthLimitError, Limited};
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
 use serde::de::DeserializeOwned;
 use std::fmt;
 use std::time::Duration;
@@ -43,7 +43,11 @@ impl Fetcher {
             .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())
             .map(|builder| {
                 let connector = builder.https_or_http().enable_http1().wrap_connector(http);
-                Client::builder(TokioExecutor::new()).build(connector)
+                // Idle connections are let go: the keys are fetched every few minutes at most.
+                Client::builder(TokioExecutor::new())
+                    .pool_timer(TokioTimer::new())
+                    .pool_idle_timeout(Duration::from_secs(30))
+                    .build(connector)
             })
             .inspect_err(|e| tracing::error!("auth: no TLS client for the authorization server: {e}"))
             .ok();
@@ -100,17 +104,15 @@ impl Fetcher {
                 let location = response.headers().get(LOCATION).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
                 return Err(Why::Redirect(status.as_u16(), location));
             }
-            let body = Limited::new(response.into_body(), self.max_body).collect().await.map_err(|e| {
-                if e.downcast_ref::<LengthLimitError>().is_some() {
-                    Why::TooLarge(self.max_body)
-                } else {
-                    Why::Body(chain(&*e))
-                }
-            })?;
-            let body = body.to_bytes();
+            let body = Limited::new(response.into_body(), self.max_body).collect().await.map(|b| b.to_bytes());
             if !status.is_success() {
-                return Err(Why::Status(status.as_u16(), oauth_error(&body)));
+                // The status says what went wrong; an OAuth error body, if one came whole, says more.
+                return Err(Why::Status(status.as_u16(), body.ok().and_then(|b| oauth_error(&b))));
             }
+            let body = body.map_err(|e| match e.downcast_ref::<LengthLimitError>() {
+                Some(_) => Why::TooLarge(self.max_body),
+                None => Why::Body(chain(&*e)),
+            })?;
             serde_json::from_slice(&body).map_err(|e| Why::Json(e.to_string()))
         };
         match tokio::time::timeout(self.timeout, exchange).await {
@@ -122,7 +124,7 @@ impl Fetcher {
 
 /// `Basic base64(id:secret)`, each part form-urlencoded first as RFC 6749 §2.3.1 says (a `:` in the id
 /// would otherwise split it wrongly). Marked sensitive so it is never logged.
-pub(crate) fn basic_credentials(id: &str, secret: &str) -> HeaderValue {
+fn basic_credentials(id: &str, secret: &str) -> HeaderValue {
     let encoded = format!("{}:{}", form_encode(id), form_encode(secret));
     let mut value = HeaderValue::try_from(format!("Basic {}", STANDARD.encode(encoded)))
         .unwrap_or_else(|_| HeaderValue::from_static("Basic"));
@@ -237,6 +239,7 @@ mod tests {
         mock.reply("/moved", 302, "");
         mock.reply("/big", 200, &format!("\"{}\"", "x".repeat(100)));
         mock.reply("/text", 200, "<html>");
+        mock.reply("/huge-error", 500, &"x".repeat(100));
         mock.hang("/slow");
         let f = fetcher();
         let why = |url: String| {
@@ -248,6 +251,7 @@ mod tests {
         assert_eq!(mock.hits("/elsewhere"), 0, "redirects are not followed");
         assert!(matches!(why(mock.url("/big")).await, Why::TooLarge(64)));
         assert!(matches!(why(mock.url("/text")).await, Why::Json(_)));
+        assert!(matches!(why(mock.url("/huge-error")).await, Why::Status(500, None)), "the status, not the size");
         assert!(matches!(why(mock.url("/slow")).await, Why::TimedOut(_)));
         assert!(matches!(why("ftp://x/y".into()).await, Why::Url(_)));
         assert!(matches!(why(format!("http://{}/", MockAs::dead_addr())).await, Why::Send(_)));

@@ -355,11 +355,11 @@ mod tests {
             _ => json!({"active": true}),
         })
         .await;
-        let verifier = verifier.cache(100, Duration::from_millis(300));
+        let verifier = verifier.cache(100, Duration::from_millis(600));
         verifier.verify("forever", RESOURCE).await.expect("accepted");
         verifier.verify("forever", RESOURCE).await.expect("cached");
         assert_eq!(mock.hits("/introspect"), 1);
-        tokio::time::sleep(Duration::from_millis(350)).await;
+        tokio::time::sleep(Duration::from_millis(700)).await;
         verifier.verify("forever", RESOURCE).await.expect("asked again");
         assert_eq!(mock.hits("/introspect"), 2, "past the TTL");
         // Past exp is never cached (the server's own expiry check refuses it); up to exp only.

@@ -90,21 +90,25 @@ impl KeyCache {
     /// Fetches the keys, unless another verify did since `seen` attempts or the rate limit says wait (for
     /// an unknown kid: one refetch per interval; after a failure: a short pause); then the newest keys there
     /// are. Stale keys too: an authorization server that is down must not lock every user out while its
-    /// keys are still in hand.
+    /// keys are still in hand, nor hold them up while another verify waits for it.
     async fn refresh(&self, seen: u64, unknown_kid: bool) -> Result<Arc<Keys>, Rejected> {
-        let _fetching = self.fetching.lock().await;
-        let jwks_uri = {
-            let state = self.state();
-            let since = |at: Option<Instant>, wait: Duration| at.is_some_and(|at| at.elapsed() < wait);
-            let limited = match &state.failure {
-                Some(_) => since(state.attempted_at, self.refetch_interval.min(RETRY_AFTER_FAILURE)),
-                None => unknown_kid && since(state.refetched_at, self.refetch_interval),
-            };
-            if state.attempts != seen || limited {
-                return state.keys.clone().ok_or_else(|| unavailable(&state));
+        if let Some(answer) = self.no_fetch(seen, unknown_kid) {
+            return answer;
+        }
+        let _fetching = match self.fetching.try_lock() {
+            Ok(guard) => guard,
+            Err(_) => {
+                let keys = self.state().keys.clone();
+                match keys {
+                    Some(keys) if !unknown_kid => return Ok(keys),
+                    _ => self.fetching.lock().await,
+                }
             }
-            state.jwks_uri.clone()
         };
+        if let Some(answer) = self.no_fetch(seen, unknown_kid) {
+            return answer;
+        }
+        let jwks_uri = self.state().jwks_uri.clone();
         let fetched = self.fetch(jwks_uri).await;
         let mut state = self.state();
         let now = Instant::now();
@@ -127,6 +131,18 @@ impl KeyCache {
             }
         }
         state.keys.clone().ok_or_else(|| unavailable(&state))
+    }
+
+    /// What to answer without fetching: when another verify fetched since `seen` attempts, or the rate limit
+    /// says wait.
+    fn no_fetch(&self, seen: u64, unknown_kid: bool) -> Option<Result<Arc<Keys>, Rejected>> {
+        let state = self.state();
+        let since = |at: Option<Instant>, wait: Duration| at.is_some_and(|at| at.elapsed() < wait);
+        let limited = match &state.failure {
+            Some(_) => since(state.attempted_at, self.refetch_interval.min(RETRY_AFTER_FAILURE)),
+            None => unknown_kid && since(state.refetched_at, self.refetch_interval),
+        };
+        (state.attempts != seen || limited).then(|| state.keys.clone().ok_or_else(|| unavailable(&state)))
     }
 
     /// Discovers the JWKS URL if it is not known yet, then fetches the keys.

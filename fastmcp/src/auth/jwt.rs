@@ -52,6 +52,11 @@ pub struct JwtVerifier {
 impl JwtVerifier {
     /// Tokens of `issuer` (its exact issuer identifier, the tokens' `iss`).
     pub fn new(issuer: impl Into<String>) -> Self {
+        // jsonwebtoken picks its crypto by crate features and panics on every decode when an application has
+        // enabled both backends; name ours, unless the application installed its own.
+        if jsonwebtoken::crypto::CryptoProvider::try_get_default().is_none() {
+            let _ = jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER.install_default();
+        }
         let issuer = issuer.into();
         let keys = KeyCache::new(Source::Issuer(issuer.clone()), Fetcher::new(DEFAULT_TIMEOUT, DEFAULT_MAX_BODY));
         Self {
@@ -125,7 +130,6 @@ impl JwtVerifier {
             )));
         }
         let header = jsonwebtoken::decode_header(token).map_err(|e| match named_algorithm(token) {
-            // A header that names an algorithm this crate has no name for: `none`, most often.
             Some(alg) => Rejected::Invalid(format!("algorithm `{alg}` refused")),
             None => Rejected::Malformed(format!("not a JWT: {e}")),
         })?;
@@ -163,11 +167,12 @@ impl TokenVerifier for JwtVerifier {
     }
 }
 
-/// The `alg` a JWT's header names, read without trusting anything else in it.
+/// The `alg` a JWT's header names when jsonwebtoken has no such algorithm (`none`, say).
 fn named_algorithm(token: &str) -> Option<String> {
     let header = URL_SAFE_NO_PAD.decode(token.split('.').next()?).ok()?;
     let header: Map<String, Value> = serde_json::from_slice(&header).ok()?;
-    header.get("alg")?.as_str().map(str::to_owned)
+    let alg = header.get("alg")?.as_str()?;
+    alg.parse::<Algorithm>().is_err().then(|| alg.to_owned())
 }
 
 /// What each of jsonwebtoken's refusals means here.
@@ -454,11 +459,14 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn concurrent_unknown_kids_share_one_fetch() {
+    async fn concurrent_verifies_share_one_fetch() {
         let (old, new) = (TestKey::rsa_a("old"), TestKey::ec("new"));
         let (mock, issuer) = issuer_with(&[&old]).await;
         let verifier = JwtVerifier::new(&issuer);
-        assert!(verifier.verify(&old.sign(&claims(&issuer)), RESOURCE).await.is_ok());
+        let token = old.sign(&claims(&issuer));
+        let all = futures_util::future::join_all((0..16).map(|_| verifier.verify(&token, RESOURCE))).await;
+        assert!(all.iter().all(Result::is_ok), "{all:?}");
+        assert_eq!((mock.hits(METADATA), mock.hits("/jwks")), (1, 1), "the first verifies wait for one fetch");
         mock.json("/jwks", jwks(&[&old, &new]));
         let token = new.sign(&claims(&issuer));
         let all = futures_util::future::join_all((0..16).map(|_| verifier.verify(&token, RESOURCE))).await;
@@ -470,7 +478,7 @@ mod tests {
     async fn refetches_again_after_the_interval() {
         let key = TestKey::rsa_a("k1");
         let (mock, issuer) = issuer_with(&[&key]).await;
-        let verifier = JwtVerifier::new(&issuer).refetch_interval(Duration::from_millis(200));
+        let verifier = JwtVerifier::new(&issuer).refetch_interval(Duration::from_millis(600));
         let stranger = TestKey::rsa_b("k2").sign(&claims(&issuer));
         let unknown = |result| invalid(result).starts_with("unknown key id `k2`");
         assert!(unknown(verifier.verify(&stranger, RESOURCE).await));
@@ -478,7 +486,7 @@ mod tests {
         assert!(unknown(verifier.verify(&stranger, RESOURCE).await));
         assert!(unknown(verifier.verify(&stranger, RESOURCE).await));
         assert_eq!(mock.hits("/jwks"), 2, "one refetch in the interval");
-        tokio::time::sleep(Duration::from_millis(250)).await;
+        tokio::time::sleep(Duration::from_millis(700)).await;
         assert!(unknown(verifier.verify(&stranger, RESOURCE).await));
         assert_eq!(mock.hits("/jwks"), 3);
     }
@@ -487,28 +495,49 @@ mod tests {
     async fn keys_are_refreshed_after_their_max_age_and_kept_if_that_fails() {
         let key = TestKey::ec("k1");
         let (mock, issuer) = issuer_with(&[&key]).await;
-        let verifier = JwtVerifier::new(&issuer).key_max_age(Duration::from_millis(200));
+        let verifier = JwtVerifier::new(&issuer).key_max_age(Duration::from_millis(600));
         let token = key.sign(&claims(&issuer));
         assert!(verifier.verify(&token, RESOURCE).await.is_ok());
         assert!(verifier.verify(&token, RESOURCE).await.is_ok());
         assert_eq!(mock.hits("/jwks"), 1);
-        tokio::time::sleep(Duration::from_millis(250)).await;
+        tokio::time::sleep(Duration::from_millis(700)).await;
         assert!(verifier.verify(&token, RESOURCE).await.is_ok());
         assert_eq!(mock.hits("/jwks"), 2, "refreshed when old");
         // The key set is removed: once the keys are old, the refresh drops the key.
         mock.json("/jwks", jwks(&[&TestKey::rsa_a("k9")]));
-        tokio::time::sleep(Duration::from_millis(250)).await;
+        tokio::time::sleep(Duration::from_millis(700)).await;
         assert!(invalid(verifier.verify(&token, RESOURCE).await).starts_with("unknown key id `k1`"));
         assert_eq!(mock.hits("/jwks"), 3);
         // The AS fails: the old keys stay in use, and the failure is not retried at once.
         mock.json("/jwks", jwks(&[&key]));
-        let verifier = JwtVerifier::new(&issuer).key_max_age(Duration::from_millis(200));
+        let verifier = JwtVerifier::new(&issuer).key_max_age(Duration::from_millis(600));
         assert!(verifier.verify(&token, RESOURCE).await.is_ok());
         mock.reply("/jwks", 500, "");
-        tokio::time::sleep(Duration::from_millis(250)).await;
+        tokio::time::sleep(Duration::from_millis(700)).await;
         assert!(verifier.verify(&token, RESOURCE).await.is_ok(), "stale keys serve while the AS is down");
         assert!(verifier.verify(&token, RESOURCE).await.is_ok());
         assert_eq!(mock.hits("/jwks"), 5);
+    }
+
+    #[tokio::test]
+    async fn old_keys_serve_while_a_slow_refresh_is_under_way() {
+        let key = TestKey::ec("k1");
+        let (mock, issuer) = issuer_with(&[&key]).await;
+        let verifier =
+            JwtVerifier::new(&issuer).key_max_age(Duration::from_millis(300)).timeout(Duration::from_secs(2));
+        let token = key.sign(&claims(&issuer));
+        assert!(verifier.verify(&token, RESOURCE).await.is_ok());
+        mock.hang("/jwks");
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let started = std::time::Instant::now();
+        let (refreshing, meanwhile) = tokio::join!(verifier.verify(&token, RESOURCE), async {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            (verifier.verify(&token, RESOURCE).await, started.elapsed())
+        });
+        assert!(meanwhile.0.is_ok() && meanwhile.1 < Duration::from_secs(1), "{meanwhile:?}: not held up");
+        assert!(refreshing.is_ok(), "the refresh timed out, and the old keys were used");
+        assert!(started.elapsed() >= Duration::from_secs(2));
+        assert_eq!(mock.hits("/jwks"), 2);
     }
 
     #[tokio::test]
@@ -520,7 +549,7 @@ mod tests {
         // An AS that answers 503 at first: each retry waits for its turn, then the keys are found.
         let (mock, issuer) = issuer_with(&[&key]).await;
         mock.reply(METADATA, 503, r#"{"error":"temporarily_unavailable"}"#);
-        let verifier = JwtVerifier::new(&issuer).refetch_interval(Duration::from_millis(200));
+        let verifier = JwtVerifier::new(&issuer).refetch_interval(Duration::from_millis(600));
         let token = key.sign(&claims(&issuer));
         let Err(Rejected::Unavailable(why)) = verifier.verify(&token, RESOURCE).await else {
             panic!("not unavailable")
@@ -529,7 +558,7 @@ mod tests {
         assert!(matches!(verifier.verify(&token, RESOURCE).await, Err(Rejected::Unavailable(_))));
         assert_eq!(mock.hits(METADATA), 1, "the retry waits");
         mock.json(METADATA, json!({"issuer": issuer, "jwks_uri": mock.url("/jwks")}));
-        tokio::time::sleep(Duration::from_millis(250)).await;
+        tokio::time::sleep(Duration::from_millis(700)).await;
         assert!(verifier.verify(&token, RESOURCE).await.is_ok());
         assert_eq!(mock.hits(METADATA), 2);
     }
@@ -559,7 +588,8 @@ mod tests {
         let key = TestKey::rsa_a("k1");
         let (mock, issuer) = issuer_with(&[&key]).await;
         let verifier = JwtVerifier::new(&issuer);
-        for junk in ["opaque-token", "a.b.c", "e30.e30", "...."] {
+        let numeric_kid = format!("{}.e30.c2ln", URL_SAFE_NO_PAD.encode(r#"{"alg":"RS256","kid":7}"#));
+        for junk in ["opaque-token", "a.b.c", "e30.e30", "....", &numeric_kid] {
             assert!(matches!(verifier.verify(junk, RESOURCE).await, Err(Rejected::Malformed(_))), "{junk}");
         }
         let big = key.sign(&with(claims(&issuer), "pad", json!("x".repeat(20_000))));
