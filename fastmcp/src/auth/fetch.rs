@@ -255,6 +255,9 @@ mod tests {
         assert!(matches!(why(mock.url("/slow")).await, Why::TimedOut(_)));
         assert!(matches!(why("ftp://x/y".into()).await, Why::Url(_)));
         assert!(matches!(why(format!("http://{}/", MockAs::dead_addr())).await, Why::Send(_)));
+        // https runs TLS (ring, webpki roots): against the plain-HTTP mock the handshake fails, cleanly.
+        let tls = why(mock.url("/missing").replacen("http:", "https:", 1)).await;
+        assert!(matches!(&tls, Why::Send(e) if e.contains("InvalidContentType") || e.contains("corrupt")), "{tls:?}");
         let rejected = Rejected::from(f.get_json::<Value>(&mock.url("/missing")).await.expect_err("fails"));
         let Rejected::Unavailable(detail) = rejected else { panic!("{rejected:?}") };
         assert!(
