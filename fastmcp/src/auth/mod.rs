@@ -13,14 +13,34 @@
 
 mod access;
 mod challenge;
+#[cfg(feature = "oauth")]
+mod claims;
+#[cfg(feature = "oauth")]
+mod discovery;
+#[cfg(feature = "oauth")]
+mod fetch;
 mod gate;
+#[cfg(feature = "oauth")]
+mod introspect;
+#[cfg(feature = "oauth")]
+mod jwks;
+#[cfg(feature = "oauth")]
+mod jwt;
 mod resource;
+#[cfg(all(test, feature = "oauth"))]
+mod test_as;
 mod token;
 mod verify;
 
 pub use access::{Access, Check, Denied, Refusal};
 pub use challenge::{Challenge, ParsedChallenge, Presented, bearer_token, parse_challenges};
 pub(crate) use gate::{Gate, Refused};
+#[cfg(feature = "oauth")]
+pub use introspect::Introspection;
+#[cfg(feature = "oauth")]
+pub use jsonwebtoken::Algorithm;
+#[cfg(feature = "oauth")]
+pub use jwt::JwtVerifier;
 pub use resource::{METADATA_PATH, ProtectedResource, STDIO_TOKEN_VAR, check_scope};
 pub use token::{AccessToken, Principal};
 pub use verify::{AnyOf, Rejected, StaticTokens, TokenVerifier, VerifyFuture};
