@@ -153,7 +153,14 @@ async fn tokens_not_issued_for_this_server_by_its_authorization_server_are_401_i
         ("expired", f.auth.mint_with(now.clone(), Mint::new().expired()).await),
         ("not yet valid", f.auth.mint_with(now.clone(), Mint::new().not_before_in(3600)).await),
         ("alg none", f.auth.mint_with(now.clone(), Mint::new().unsigned()).await),
-        ("HS256 with a guessed secret", f.auth.mint_with(now.clone(), Mint::new().hmac_secret("secret")).await),
+        (
+            "HS256 keyed with the public key (key confusion)",
+            f.auth.mint_with(now.clone(), Mint::new().alg("HS256")).await,
+        ),
+        (
+            "HS256 with a guessed secret",
+            f.auth.mint_with(now.clone(), Mint::new().alg("HS256").hmac_secret("secret")).await,
+        ),
         ("an unknown key id", f.auth.mint_with(now.clone(), Mint::new().kid("no-such-key")).await),
     ];
     for (what, token) in cases {
@@ -244,8 +251,7 @@ async fn a_task_is_found_only_by_the_principal_that_created_it() {
     let alice = f.token("alice", "mcp deploy:write").await;
     let call = json!({"name": "deploy", "arguments": {"service": "db", "replicas": 1}});
     let created = f.modern_declaring(&alice, 1, "tools/call", call, caps.clone()).await;
-    let task =
-        created.response()["result"]["task"]["taskId"].as_str().unwrap_or_else(|| panic!("{created:?}")).to_owned();
+    let task = created.response()["result"]["taskId"].as_str().unwrap_or_else(|| panic!("{created:?}")).to_owned();
 
     let bob = f.token("bob", "mcp deploy:write").await;
     let hidden = f.modern_declaring(&bob, 2, "tasks/get", json!({"taskId": task}), caps.clone()).await;
@@ -256,7 +262,7 @@ async fn a_task_is_found_only_by_the_principal_that_created_it() {
 
     let refreshed = f.token_with("alice", "mcp deploy:write", Mint::new().expires_in(7200)).await;
     let found = f.modern_declaring(&refreshed, 4, "tasks/get", json!({"taskId": task}), caps).await;
-    assert_eq!(found.response()["result"]["task"]["taskId"], task.as_str(), "{found:?}");
+    assert_eq!(found.response()["result"]["taskId"], task.as_str(), "{found:?}");
 }
 
 #[tokio::test]
