@@ -19,6 +19,8 @@ mod claims;
 mod discovery;
 #[cfg(feature = "oauth")]
 mod fetch;
+// The edge's HTTP side (challenges, metadata) goes unused in a stdio-only build, which verifies one token.
+#[cfg_attr(not(feature = "http"), allow(dead_code, unused_imports))]
 mod gate;
 #[cfg(feature = "oauth")]
 mod introspect;
@@ -34,6 +36,7 @@ mod verify;
 
 pub use access::{Access, Check, Denied, Refusal};
 pub use challenge::{Challenge, ParsedChallenge, Presented, bearer_token, parse_challenges};
+#[cfg_attr(not(feature = "http"), allow(unused_imports))]
 pub(crate) use gate::{Gate, Refused};
 #[cfg(feature = "oauth")]
 pub use introspect::Introspection;
