@@ -219,6 +219,36 @@ async fn scopes_decide_what_a_caller_sees_and_may_call_and_a_missing_one_is_name
 }
 
 #[tokio::test]
+async fn resources_and_templates_are_scoped_like_tools() {
+    let f = fixture().await;
+    let basic = f.token("alice", "mcp").await;
+    let admin = f.token("root", "mcp admin").await;
+    let templates = |reply: &HttpReply| reply.response()["result"]["resourceTemplates"].as_array().unwrap().len();
+    assert_eq!(templates(&f.modern(&basic, 1, "resources/templates/list", json!({})).await), 0);
+    assert_eq!(templates(&f.modern(&admin, 2, "resources/templates/list", json!({})).await), 1);
+    let refused = f.modern(&basic, 3, "resources/read", json!({"uri": "audit://monday"})).await;
+    assert_eq!(refused.status, 403, "{refused:?}");
+    assert_eq!(challenge(&refused).param("scope"), Some("admin"));
+    let read = f.modern(&admin, 4, "resources/read", json!({"uri": "audit://monday"})).await;
+    assert_eq!(read.response()["result"]["contents"][0]["text"], "monday: no incidents.", "{read:?}");
+    assert_eq!(read.response()["result"]["cacheScope"], "private", "{read:?}");
+}
+
+#[tokio::test]
+async fn an_authorization_server_that_cannot_be_reached_is_503_not_401() {
+    let auth = MockAs::start().await;
+    // An issuer nothing listens on: its keys can't be fetched, so no token can be checked.
+    let server =
+        HttpServer::spawn_with_env(example_bin("auth"), &[("FASTMCP_AUTH_ISSUER", "http://127.0.0.1:9")]).await;
+    let resource = format!("http://{}/mcp", server.addr);
+    let token = auth.mint(json!({"iss": "http://127.0.0.1:9", "sub": "alice", "aud": resource, "scope": "mcp"})).await;
+    let bearer = format!("Bearer {token}");
+    let reply = server.modern_with(1, "tools/list", json!({}), json!({}), &[("Authorization", &bearer)]).await;
+    assert_eq!(reply.status, 503, "{reply:?}");
+    assert!(reply.header("www-authenticate").is_none(), "the client's token is not at fault: {reply:?}");
+}
+
+#[tokio::test]
 async fn a_flow_resumes_only_for_the_principal_that_started_it() {
     let f = fixture().await;
     let alice = f.token("alice", "mcp deploy:write").await;

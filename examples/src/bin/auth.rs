@@ -10,7 +10,8 @@
 //! - `admin_report`: needs scope `admin` (without it, it is not listed, and calling it is 403 naming the
 //!   scope);
 //! - `deploy`: needs `deploy:write`, and asks the user before it acts — the flow is bound to the caller, so
-//!   another user's token cannot resume it.
+//!   another user's token cannot resume it;
+//! - the resource template `audit://{day}`: needs `admin`, like `admin_report`.
 //!
 //! On stdio, the token is `FASTMCP_AUTH_TOKEN` (verified once, at start) and `FASTMCP_AUTH_AUDIENCE` names
 //! the resource it must be issued for.
@@ -31,6 +32,12 @@ async fn whoami(ctx: Context) -> String {
 async fn admin_report(ctx: Context) -> String {
     let scopes = ctx.auth().map(|t| t.scopes.join(" ")).unwrap_or_default();
     format!("All systems nominal. (Your scopes: {scopes}.)")
+}
+
+/// One day of the audit log.
+#[resource("audit://{day}", scopes = ["admin"])]
+async fn audit(day: String) -> String {
+    format!("{day}: no incidents.")
 }
 
 /// Answer to the deployment question.
@@ -71,6 +78,7 @@ async fn main() -> fastmcp::Result<()> {
         .tool(whoami)
         .tool(admin_report)
         .tool(deploy)
+        .resource(audit)
         .run()
         .await
 }

@@ -110,6 +110,10 @@ impl Gate {
     /// server-wide scopes.
     pub async fn verify(&self, token: &str) -> Result<Arc<AccessToken>, Unadmitted> {
         let resource = self.resource().ok_or(Unadmitted::Unconfigured)?;
+        if token.len() > self.config.max_token_bytes {
+            let why = format!("{} bytes, over the limit of {}", token.len(), self.config.max_token_bytes);
+            return Err(Unadmitted::Rejected(Rejected::Malformed(why)));
+        }
         let access = self.config.verifier.verify(token, resource).await.map_err(Unadmitted::Rejected)?;
         check_expiry(&access, SystemTime::now(), self.config.leeway).map_err(Unadmitted::Rejected)?;
         require_scopes(&access, self.config.required_scopes.iter().map(String::as_str)).map_err(Unadmitted::Refused)?;
@@ -264,6 +268,10 @@ mod tests {
 
         let malformed = gate.refused(&block(gate.admit(Presented::Malformed("x"))).expect_err("refused"));
         assert_eq!(malformed.status, 400);
+
+        let long = "a".repeat(16 * 1024 + 1);
+        let too_long = gate.refused(&block(gate.admit(Presented::Bearer(&long))).expect_err("refused"));
+        assert_eq!((too_long.status, too_long.message.as_str()), (401, "The access token is malformed"));
 
         let alice = block(gate.admit(Presented::Bearer("alice"))).expect("admitted");
         assert_eq!(alice.subject.as_deref(), Some("alice"));

@@ -32,6 +32,7 @@ pub struct ProtectedResource {
     pub(crate) resource_name: Option<String>,
     pub(crate) documentation: Option<String>,
     pub(crate) leeway: Duration,
+    pub(crate) max_token_bytes: usize,
     pub(crate) verifier: Arc<dyn TokenVerifier>,
 }
 
@@ -45,6 +46,7 @@ impl ProtectedResource {
             resource_name: None,
             documentation: None,
             leeway: Duration::from_secs(30),
+            max_token_bytes: 16 * 1024,
             verifier: Arc::new(verifier),
         }
     }
@@ -91,6 +93,13 @@ impl ProtectedResource {
     /// How long past its `exp` a token is still accepted, for clock skew (default 30 s).
     pub fn leeway(mut self, leeway: Duration) -> Self {
         self.leeway = leeway;
+        self
+    }
+
+    /// The longest bearer token looked at (default 16 KiB); a longer one is refused before any verifier
+    /// reads it.
+    pub fn max_token_bytes(mut self, bytes: usize) -> Self {
+        self.max_token_bytes = bytes.max(1);
         self
     }
 
