@@ -386,6 +386,15 @@ async fn stdio_serves_the_one_principal_whose_token_is_in_the_environment() {
     assert_eq!(refused["error"]["message"], "Missing required scope: \"admin\"", "{refused}");
     let me = client.modern("tools/call", json!({"name": "whoami"})).await;
     assert_eq!(first_text(&me["result"]), "ops", "{me}");
+
+    // A subscription watches only what the caller may read.
+    let listen = json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen", "params": {
+        "_meta": modern_meta(json!({})),
+        "notifications": {"toolsListChanged": true, "resourceSubscriptions": ["audit://monday"]}}});
+    client.send(&listen).await;
+    let ack = client.notification("notifications/subscriptions/acknowledged").await;
+    assert_eq!(ack["params"]["notifications"]["toolsListChanged"], true, "{ack}");
+    assert!(ack["params"]["notifications"].get("resourceSubscriptions").is_none(), "audit:// needs admin: {ack}");
 }
 
 #[tokio::test]

@@ -114,7 +114,8 @@ impl Gate {
             let why = format!("{} bytes, over the limit of {}", token.len(), self.config.max_token_bytes);
             return Err(Unadmitted::Rejected(Rejected::Malformed(why)));
         }
-        let access = self.config.verifier.verify(token, resource).await.map_err(Unadmitted::Rejected)?;
+        let mut access = self.config.verifier.verify(token, resource).await.map_err(Unadmitted::Rejected)?;
+        grant_implied(&mut access.scopes, &self.config.implied);
         check_expiry(&access, SystemTime::now(), self.config.leeway).map_err(Unadmitted::Rejected)?;
         require_scopes(&access, self.config.required_scopes.iter().map(String::as_str)).map_err(Unadmitted::Refused)?;
         Ok(Arc::new(access))
@@ -192,6 +193,25 @@ impl Gate {
     fn challenge(&self, error: Option<&'static str>, description: Option<String>, scope: Vec<String>) -> String {
         let resource_metadata = self.resolved.get().map(|r| r.metadata_url.clone()).unwrap_or_default();
         Challenge { error, error_description: description, scope, resource_metadata }.render()
+    }
+}
+
+/// Adds every scope the granted ones imply, transitively (each pass adds at least one, so it ends).
+fn grant_implied(scopes: &mut Vec<String>, implied: &[(String, Vec<String>)]) {
+    loop {
+        let before = scopes.len();
+        for (broader, narrower) in implied {
+            if scopes.contains(broader) {
+                for scope in narrower {
+                    if !scopes.contains(scope) {
+                        scopes.push(scope.clone());
+                    }
+                }
+            }
+        }
+        if scopes.len() == before {
+            return;
+        }
     }
 }
 
@@ -275,6 +295,34 @@ mod tests {
 
         let alice = block(gate.admit(Presented::Bearer("alice"))).expect("admitted");
         assert_eq!(alice.subject.as_deref(), Some("alice"));
+    }
+
+    #[test]
+    fn broader_scopes_grant_the_narrower_ones_transitively() {
+        let implied = vec![
+            ("admin".to_owned(), vec!["deploy".to_owned(), "audit".to_owned()]),
+            ("deploy".to_owned(), vec!["deploy:read".to_owned(), "deploy:write".to_owned()]),
+        ];
+        let mut scopes = vec!["admin".to_owned()];
+        grant_implied(&mut scopes, &implied);
+        assert_eq!(scopes, ["admin", "deploy", "audit", "deploy:read", "deploy:write"]);
+        let mut scopes = vec!["deploy:read".to_owned()];
+        grant_implied(&mut scopes, &implied);
+        assert_eq!(scopes, ["deploy:read"], "narrower scopes imply nothing broader");
+        let cyclic = vec![("a".to_owned(), vec!["b".to_owned()]), ("b".to_owned(), vec!["a".to_owned()])];
+        let mut scopes = vec!["a".to_owned()];
+        grant_implied(&mut scopes, &cyclic);
+        assert_eq!(scopes, ["a", "b"]);
+
+        let gate = Gate::new(
+            ProtectedResource::new(StaticTokens::new().token("t", AccessToken::new().scopes(["deploy"])))
+                .resource("https://mcp.example.com/mcp")
+                .authorization_server("https://as")
+                .required_scopes(["deploy:write"])
+                .scope_implies("deploy", ["deploy:write"]),
+        );
+        let admitted = block(gate.admit(Presented::Bearer("t"))).expect("deploy implies deploy:write");
+        assert!(admitted.has_scope("deploy:write"), "{admitted:?}");
     }
 
     #[test]

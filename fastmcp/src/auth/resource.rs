@@ -33,6 +33,8 @@ pub struct ProtectedResource {
     pub(crate) documentation: Option<String>,
     pub(crate) leeway: Duration,
     pub(crate) max_token_bytes: usize,
+    /// Broader scopes and the narrower ones each grants.
+    pub(crate) implied: Vec<(String, Vec<String>)>,
     pub(crate) verifier: Arc<dyn TokenVerifier>,
 }
 
@@ -47,6 +49,7 @@ impl ProtectedResource {
             documentation: None,
             leeway: Duration::from_secs(30),
             max_token_bytes: 16 * 1024,
+            implied: Vec::new(),
             verifier: Arc::new(verifier),
         }
     }
@@ -103,6 +106,18 @@ impl ProtectedResource {
         self
     }
 
+    /// A scope hierarchy (the spec's MUST): a token granted `broader` has `narrower` too, as if the
+    /// authorization server had listed them (`scope_implies("deploy", ["deploy:read", "deploy:write"])`).
+    /// Transitive. Applied once, as the token is admitted, so every check and `ctx.auth()` see it.
+    pub fn scope_implies<S: Into<String>>(
+        mut self,
+        broader: impl Into<String>,
+        narrower: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.implied.push((broader.into(), narrower.into_iter().map(Into::into).collect()));
+        self
+    }
+
     /// What makes the configuration unusable, checked at build.
     pub(crate) fn problems(&self) -> Vec<String> {
         let mut problems = Vec::new();
@@ -118,7 +133,8 @@ impl ProtectedResource {
         {
             problems.push(format!("ProtectedResource::resource `{uri}`: {why}"));
         }
-        for scope in self.scopes_supported.iter().chain(&self.required_scopes) {
+        let implied = self.implied.iter().flat_map(|(broader, narrower)| std::iter::once(broader).chain(narrower));
+        for scope in self.scopes_supported.iter().chain(&self.required_scopes).chain(implied) {
             if let Err(why) = check_scope(scope) {
                 problems.push(why);
             }

@@ -6,6 +6,7 @@
 //! response is due then) or when the server shuts down (a final `complete` result).
 
 use super::Wire;
+use crate::auth::AccessToken;
 use crate::protocol::{
     ErrorObject, ListChanged, ListenNotifications, META_SUBSCRIPTION_ID, NOTIFY_SUBSCRIPTIONS_ACKNOWLEDGED, RequestId,
     notification_json,
@@ -18,9 +19,9 @@ use tokio_util::sync::CancellationToken;
 /// Resource URIs one subscription may watch.
 const MAX_RESOURCE_SUBSCRIPTIONS: usize = 1024;
 
-/// What this server can deliver of what was asked: the lists it serves, and the resource URIs it serves (at
-/// most [`MAX_RESOURCE_SUBSCRIPTIONS`], duplicates dropped).
-fn honoured(asked: &ListenNotifications, server: &Server) -> ListenNotifications {
+/// What this server can deliver of what was asked: the lists it serves, and the resource URIs it serves and
+/// `caller` may read (at most [`MAX_RESOURCE_SUBSCRIPTIONS`], duplicates dropped).
+fn honoured(asked: &ListenNotifications, server: &Server, caller: Option<&AccessToken>) -> ListenNotifications {
     let caps = &server.inner.capabilities;
     let resources = asked.resource_subscriptions.as_ref().map(|uris| {
         let mut served: Vec<String> = Vec::new();
@@ -28,6 +29,7 @@ fn honoured(asked: &ListenNotifications, server: &Server) -> ListenNotifications
             if served.len() < MAX_RESOURCE_SUBSCRIPTIONS
                 && !served.contains(uri)
                 && server.inner.registry.resolve(uri).is_some()
+                && server.may_read(uri, caller).is_ok()
             {
                 served.push(uri.clone());
             }
@@ -58,6 +60,7 @@ pub(super) async fn listen(
     server: &Server,
     id: &RequestId,
     asked: &ListenNotifications,
+    caller: Option<&AccessToken>,
     stream: Option<&mpsc::Sender<String>>,
     cancel: CancellationToken,
 ) -> Wire {
@@ -65,7 +68,7 @@ pub(super) async fn listen(
         let e = ErrorObject::internal("subscriptions/listen needs a stream to deliver notifications on");
         return Wire::Error(crate::Error::rpc(e));
     };
-    let honoured = honoured(asked, server);
+    let honoured = honoured(asked, server, caller);
     let tag = json!({ META_SUBSCRIPTION_ID: id });
     // Subscribe before acknowledging, so no change after the acknowledgement is missed.
     let mut changes = server.inner.changes.subscribe();

@@ -140,7 +140,8 @@ impl Admitted {
             match body {
                 Body::Bare => discover(server),
                 Body::Listen(params) => {
-                    listen::listen(server, id, &params.notifications, stream.as_ref(), cancel).await
+                    let caller = caller.as_deref();
+                    listen::listen(server, id, &params.notifications, caller, stream.as_ref(), cancel).await
                 }
                 Body::Serve { call, retry } => {
                     let extras = Extras {
