@@ -24,6 +24,8 @@
 #![forbid(unsafe_code)]
 
 pub mod auth;
+#[cfg(feature = "client")]
+pub mod client;
 pub mod context;
 // The era adapters state HTTP's facts (sessions, streams, statuses) neutrally; a stdio-only build uses less.
 #[cfg_attr(not(feature = "http"), allow(dead_code, unused_imports))]

@@ -17,8 +17,9 @@ mod challenge;
 mod claims;
 #[cfg(feature = "oauth")]
 mod discovery;
-#[cfg(feature = "oauth")]
-mod fetch;
+// The HTTP client of the verifiers and of the client's OAuth flow.
+#[cfg(any(feature = "oauth", feature = "client"))]
+pub(crate) mod fetch;
 // The edge's HTTP side (challenges, metadata) goes unused in a stdio-only build, which verifies one token.
 #[cfg_attr(not(feature = "http"), allow(dead_code, unused_imports))]
 mod gate;

@@ -1,0 +1,8 @@
+//! The Rust client (feature `client`): talk to any MCP server over stdio or Streamable HTTP, in either era.
+
+mod authorize;
+mod error;
+pub(crate) mod transport;
+
+pub use authorize::{Authorizer, BearerToken};
+pub use error::ClientError;

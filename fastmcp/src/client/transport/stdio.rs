@@ -1,0 +1,1 @@
+//! stdio: the server is a child process; messages are lines on its stdin and stdout.
