@@ -1,8 +1,64 @@
-//! The Rust client (feature `client`): talk to any MCP server over stdio or Streamable HTTP, in either era.
+//! The Rust client (feature `client`): talk to any MCP server over stdio or Streamable HTTP, in either era,
+//! with the server's requests for input answered by handlers registered once.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), fastmcp::client::ClientError> {
+//! use fastmcp::client::ClientBuilder;
+//! use fastmcp::protocol::{ElicitAction, ElicitResult};
+//!
+//! let client = ClientBuilder::new("my-app", "1.0")
+//!     .on_elicit(|form| async move {
+//!         println!("{}", form.message);
+//!         Ok(ElicitResult { action: ElicitAction::Accept, content: Some(serde_json::from_str(r#"{"confirm":true}"#).unwrap()), meta: None })
+//!     })
+//!     .connect("cargo run -q -p fastmcp-examples --bin deploy")
+//!     .await?;
+//! let result = client.call_tool("deploy", serde_json::json!({"service": "api", "replicas": 2})).await?;
+//! # Ok(()) }
+//! ```
 
 mod authorize;
+mod calls;
+mod connect;
 mod error;
+mod handlers;
+mod session;
 pub(crate) mod transport;
 
 pub use authorize::{Authorizer, BearerToken};
+pub use connect::{ClientBuilder, EraChoice};
 pub use error::ClientError;
+pub use handlers::ServerNotification;
+
+use crate::protocol::{DiscoverResult, InitializeResult, LoggingLevel, ProtocolVersion, Tool};
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use session::Session;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+/// A connection to one server, in the era it settled on. Calls may run concurrently.
+pub struct Client {
+    session: Arc<Session>,
+    info: crate::protocol::Implementation,
+    negotiated: Negotiated,
+    max_rounds: u32,
+    log_level: Option<LoggingLevel>,
+    /// Tools as last listed: their schemas say which arguments travel in `Mcp-Param-*` headers.
+    tools: std::sync::Mutex<HashMap<String, Tool>>,
+    /// Progress tokens handed out.
+    progress: AtomicU64,
+}
+
+/// What connecting settled.
+enum Negotiated {
+    Modern(DiscoverResult),
+    Legacy { init: Box<InitializeResult>, version: ProtocolVersion },
+}
+
+/// A result's JSON read into its type.
+fn parse<T: DeserializeOwned>(raw: &RawValue) -> Result<T, ClientError> {
+    serde_json::from_str(raw.get())
+        .map_err(|e| ClientError::Protocol(format!("an unexpected result ({e}): {:.300}", raw.get())))
+}

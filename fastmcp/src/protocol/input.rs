@@ -121,6 +121,21 @@ pub struct ElicitResult {
     pub meta: Option<JsonObject>,
 }
 
+impl ElicitResult {
+    /// The user answered the form with `content` (its fields).
+    pub fn accept(content: JsonObject) -> Self {
+        Self { action: ElicitAction::Accept, content: Some(content), meta: None }
+    }
+
+    pub fn decline() -> Self {
+        Self { action: ElicitAction::Decline, content: None, meta: None }
+    }
+
+    pub fn cancel() -> Self {
+        Self { action: ElicitAction::Cancel, content: None, meta: None }
+    }
+}
+
 /// `sampling/createMessage` params.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -239,6 +254,19 @@ pub struct CreateMessageResult {
     pub stop_reason: Option<String>,
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
+}
+
+impl CreateMessageResult {
+    /// The assistant's text from `model`, which ended its turn.
+    pub fn text(model: impl Into<String>, text: impl Into<String>) -> Self {
+        Self {
+            role: Role::Assistant,
+            content: SamplingContent::One(SamplingBlock::Content(ContentBlock::text(text))),
+            model: model.into(),
+            stop_reason: Some("endTurn".into()),
+            meta: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -12,6 +12,7 @@ pub mod lifecycle;
 pub mod logging;
 pub mod meta;
 pub mod notifications;
+pub mod param_headers;
 pub mod prompts;
 pub mod resources;
 pub mod subscriptions;

@@ -7,7 +7,6 @@ pub(crate) mod call;
 mod changes;
 pub(crate) mod dispatch;
 mod pagination;
-pub(crate) mod param_headers;
 pub(crate) mod registry;
 mod running;
 mod uri_template;

@@ -1,11 +1,11 @@
 //! The immutable registry: handlers, their definitions, and the `*/list` pages, all built once at start-up.
 
 use super::pagination;
-use super::param_headers::{self, ParamHeader};
 use super::uri_template::UriTemplate;
 use crate::auth::{Access, AccessToken};
 use crate::error::Error;
 use crate::handler::{PromptHandler, ResourceDefinition, ResourceHandler, ToolHandler};
+use crate::protocol::param_headers::{self, ParamHeader};
 use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
 use crate::schema::WRAP_RESULT_KEY;
 use serde::Serialize;

@@ -46,6 +46,11 @@ pub(crate) trait Transport: Send + Sync + 'static {
     fn send(&self, message: Outgoing) -> BoxFuture<'_, Result<Exchange, ClientError>>;
     /// Ends the connection (stdio: closes the server's stdin and waits for it; HTTP: ends the session).
     fn close(&self) -> BoxFuture<'_, ()>;
+    /// Whether each request's answers come on a stream of its own, which the client closes to cancel it
+    /// (modern HTTP); otherwise cancelling takes `notifications/cancelled`.
+    fn closes_streams(&self) -> bool;
+    /// A legacy session was opened (`initialize` answered): HTTP opens the session's standalone stream.
+    fn session_opened(&self) {}
 }
 
 /// A message in flight; dropping it abandons its answer stream.

@@ -3,10 +3,9 @@
 //! the body was parsed (once) for dispatch, so what gateways route on is what the server serves.
 
 use crate::era::classify::{Body, Headers, PROTOCOL_VERSION_HEADER};
+use crate::protocol::param_headers::{ParamHeader, ParamKind, decode};
 use crate::protocol::{JsonObject, META_PROTOCOL_VERSION};
-use crate::server::param_headers::{ParamHeader, ParamKind};
 use crate::server::registry::ToolEntry;
-use base64::Engine as _;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -101,34 +100,5 @@ fn check_param(headers: &dyn Headers, param: &ParamHeader, arguments: &Value) ->
                 Err(format!("Mcp-Param-{} is {h:?} but the body's `{}` is {body}", param.name, param.path.join(".")))
             }
         }
-    }
-}
-
-/// A mirrored header's text: literal (optional whitespace trimmed), or `=?base64?…?=` decoded exactly
-/// (strict alphabet and padding). Only the complete wrapper marks Base64; anything else is literal.
-fn decode(raw: &[u8]) -> Result<String, String> {
-    let text = std::str::from_utf8(raw).map_err(|_| "is not valid text".to_owned())?.trim();
-    let Some(encoded) = text.strip_prefix("=?base64?").and_then(|rest| rest.strip_suffix("?=")) else {
-        return Ok(text.to_owned());
-    };
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(encoded)
-        .map_err(|e| format!("has invalid Base64 in its =?base64?…?= value: {e}"))?;
-    String::from_utf8(bytes).map_err(|_| "decodes to bytes that are not UTF-8".to_owned())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn base64_values() {
-        assert_eq!(decode(b"=?base64?SGVsbG8=?=").unwrap(), "Hello");
-        assert!(decode(b"=?base64?SGVsbG8?=").unwrap_err().contains("Base64"), "missing padding");
-        assert!(decode(b"=?base64?SGVs!!!bG8=?=").is_err(), "outside the alphabet");
-        // Without the full wrapper the value is literal.
-        assert_eq!(decode(b"SGVsbG8=").unwrap(), "SGVsbG8=");
-        assert_eq!(decode(b"=?base64?SGVsbG8=").unwrap(), "=?base64?SGVsbG8=");
-        assert_eq!(decode("=?base64?5pel5pys?=".as_bytes()).unwrap(), "日本");
     }
 }

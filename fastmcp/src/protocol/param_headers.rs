@@ -2,14 +2,16 @@
 //! input schema travels as `Mcp-Param-Region` too, so gateways can route on it without parsing the body.
 //!
 //! The annotations are read and checked once, when the registry is built; the HTTP transport compares each
-//! modern `tools/call`'s headers against its arguments.
+//! modern `tools/call`'s headers against its arguments, and the client sets them from its arguments. A
+//! value that is not plain visible ASCII travels as `=?base64?…?=` (Base64 of its UTF-8 text), both ways.
 
-use crate::protocol::JsonObject;
+use super::JsonObject;
+use base64::Engine as _;
 use serde_json::Value;
 
 /// The JSON kinds a mirrored argument may have (the spec rules out `number`, objects and arrays).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ParamKind {
+pub enum ParamKind {
     String,
     Integer,
     Boolean,
@@ -17,7 +19,7 @@ pub(crate) enum ParamKind {
 
 /// One argument a tool mirrors into a header.
 #[derive(Debug, Clone)]
-pub(crate) struct ParamHeader {
+pub struct ParamHeader {
     /// The `x-mcp-header` value: the header is `Mcp-Param-{name}`.
     pub name: String,
     /// The `properties` keys leading to the argument, outermost first.
@@ -40,7 +42,7 @@ impl ParamHeader {
 
 /// The headers a tool's input schema declares, checked against the spec's rules: a non-empty token, unique
 /// (case-insensitively) per tool, on a string, integer or boolean property reached through `properties` alone.
-pub(crate) fn collect(tool: &str, schema: &JsonObject) -> Result<Vec<ParamHeader>, String> {
+pub fn collect(tool: &str, schema: &JsonObject) -> Result<Vec<ParamHeader>, String> {
     let mut found = Vec::new();
     walk(schema, &mut Vec::new(), &mut found);
     let mut headers: Vec<ParamHeader> = Vec::new();
@@ -128,5 +130,67 @@ mod tests {
         assert!(collect("t", &dup).unwrap_err().contains("two properties"));
         let bad = schema(json!({"properties":{"a":{"type":"string","x-mcp-header":"has space"}}}));
         assert!(collect("t", &bad).unwrap_err().contains("header token"));
+    }
+}
+
+/// A header value as it travels: itself when it is visible ASCII without surrounding space, else
+/// `=?base64?…?=`.
+pub fn encode(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text.bytes().all(|b| (b' '..=b'~').contains(&b))
+        && !text.starts_with(' ')
+        && !text.ends_with(' ')
+        && !text.starts_with("=?base64?");
+    if plain {
+        text.to_owned()
+    } else {
+        format!("=?base64?{}?=", base64::engine::general_purpose::STANDARD.encode(text))
+    }
+}
+
+/// A header value's text: literal (optional whitespace trimmed), or `=?base64?…?=` decoded exactly (strict
+/// alphabet and padding). Only the complete wrapper marks Base64; anything else is literal.
+pub fn decode(raw: &[u8]) -> Result<String, String> {
+    let text = std::str::from_utf8(raw).map_err(|_| "is not valid text".to_owned())?.trim();
+    let Some(encoded) = text.strip_prefix("=?base64?").and_then(|rest| rest.strip_suffix("?=")) else {
+        return Ok(text.to_owned());
+    };
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .map_err(|e| format!("has invalid Base64 in its =?base64?…?= value: {e}"))?;
+    String::from_utf8(bytes).map_err(|_| "decodes to bytes that are not UTF-8".to_owned())
+}
+
+impl ParamHeader {
+    /// The header this argument's value travels as (`None` when absent, null, or of a kind no header carries).
+    pub fn render(&self, arguments: &Value) -> Option<(String, String)> {
+        let text = match (self.kind, self.value(arguments)?) {
+            (ParamKind::String, Value::String(s)) => encode(s),
+            (ParamKind::Integer, Value::Number(n)) => n.to_string(),
+            (ParamKind::Boolean, Value::Bool(b)) => b.to_string(),
+            _ => return None,
+        };
+        Some((format!("Mcp-Param-{}", self.name), text))
+    }
+}
+
+#[cfg(test)]
+mod value_tests {
+    use super::*;
+
+    #[test]
+    fn values_travel_plain_or_as_base64_and_decode_back() {
+        assert_eq!(decode(b"=?base64?SGVsbG8=?=").unwrap(), "Hello");
+        assert!(decode(b"=?base64?SGVsbG8?=").unwrap_err().contains("Base64"), "missing padding");
+        assert!(decode(b"=?base64?SGVs!!!bG8=?=").is_err(), "outside the alphabet");
+        // Without the full wrapper the value is literal.
+        assert_eq!(decode(b"SGVsbG8=").unwrap(), "SGVsbG8=");
+        assert_eq!(decode(b"=?base64?SGVsbG8=").unwrap(), "=?base64?SGVsbG8=");
+        assert_eq!(decode("=?base64?5pel5pys?=".as_bytes()).unwrap(), "日本");
+        for text in ["us-west-1", "日本", " padded ", "", "=?base64?trick?=", "tab\there"] {
+            let encoded = encode(text);
+            assert!(encoded.bytes().all(|b| (b' '..=b'~').contains(&b)), "{encoded:?}");
+            assert_eq!(decode(encoded.as_bytes()).unwrap(), text, "{encoded:?}");
+        }
     }
 }

@@ -1,0 +1,254 @@
+//! Connecting: the builder (who the client is, what it can answer, which era), the transport, and the era
+//! settled once — a modern `server/discover` probe, or the legacy `initialize` handshake.
+
+use super::error::ClientError;
+use super::handlers::{Handlers, ServerNotification};
+use super::session::Session;
+use super::transport::stdio::StdioTransport;
+use super::transport::{Incoming, Transport};
+use super::{Client, Negotiated};
+use crate::protocol::{
+    CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitParams, ElicitResult, Era, Implementation,
+    InitializeResult, LoggingLevel, NOTIFY_INITIALIZED, ProtocolVersion, Root, codes,
+};
+use serde_json::json;
+use std::future::Future;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+/// Which era the client speaks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum EraChoice {
+    /// Probe with `server/discover`; a server that doesn't serve the modern protocol gets `initialize`.
+    #[default]
+    Auto,
+    /// Stateless 2026-07-28 only.
+    Modern,
+    /// The `initialize` handshake (2025-11-25, or what the server offers back).
+    Legacy,
+}
+
+/// Builds a [`Client`]: who it is, what it can answer, then where it connects.
+pub struct ClientBuilder {
+    pub(crate) info: Implementation,
+    pub(crate) era: EraChoice,
+    pub(crate) handlers: Handlers,
+    pub(crate) max_rounds: u32,
+    pub(crate) log_level: Option<LoggingLevel>,
+}
+
+impl ClientBuilder {
+    /// A client that introduces itself as `name` `version`.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            info: Implementation::new(name, version),
+            era: EraChoice::Auto,
+            handlers: Handlers::default(),
+            max_rounds: 8,
+            log_level: None,
+        }
+    }
+
+    pub fn era(mut self, era: EraChoice) -> Self {
+        self.era = era;
+        self
+    }
+
+    /// Answers the server's forms (`elicitation/create`), in either era.
+    pub fn on_elicit<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(ElicitParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitResult, String>> + Send + 'static,
+    {
+        self.handlers.on_elicit(handler);
+        self
+    }
+
+    /// Answers the server's requests for a completion (`sampling/createMessage`), in either era.
+    pub fn on_sample<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(CreateMessageParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CreateMessageResult, String>> + Send + 'static,
+    {
+        self.handlers.on_sample(handler);
+        self
+    }
+
+    /// The client's roots, for `roots/list`.
+    pub fn roots(mut self, roots: impl IntoIterator<Item = Root>) -> Self {
+        self.handlers.roots = Some(Arc::new(roots.into_iter().collect()));
+        self
+    }
+
+    /// Sees each notification (progress, logs, list changes, resource updates). With it set, calls ask for
+    /// progress.
+    pub fn on_notification(mut self, handler: impl Fn(ServerNotification) + Send + Sync + 'static) -> Self {
+        self.handlers.notification = Some(Arc::new(handler));
+        self
+    }
+
+    /// The log level asked for: legacy `logging/setLevel` after `initialize`, modern `_meta` on each request.
+    pub fn log_level(mut self, level: LoggingLevel) -> Self {
+        self.log_level = Some(level);
+        self
+    }
+
+    /// The most `input_required` rounds one call may take (default 8).
+    pub fn max_rounds(mut self, rounds: u32) -> Self {
+        self.max_rounds = rounds.max(1);
+        self
+    }
+
+    /// Runs `command` and talks to it over its stdin and stdout (its stderr is ours).
+    pub async fn stdio(self, command: tokio::process::Command) -> Result<Client, ClientError> {
+        let (tx, rx) = mpsc::unbounded_channel::<Incoming>();
+        let transport = StdioTransport::spawn(command, tx)?;
+        self.start(Arc::new(transport), rx).await
+    }
+
+    /// Connects to `target`: an `http(s)://` URL, or a command line run over stdio (split on whitespace,
+    /// with `'…'` and `"…"` quoting).
+    pub async fn connect(self, target: &str) -> Result<Client, ClientError> {
+        if target.starts_with("http://") || target.starts_with("https://") {
+            return Err(ClientError::Transport("HTTP: the transport is not wired yet".into()));
+        }
+        let words = split_command(target)?;
+        let (program, args) = words.split_first().ok_or_else(|| ClientError::Transport("an empty command".into()))?;
+        let mut command = tokio::process::Command::new(program);
+        command.args(args);
+        self.stdio(command).await
+    }
+
+    pub(crate) async fn start(
+        self,
+        transport: Arc<dyn Transport>,
+        inbox: mpsc::UnboundedReceiver<Incoming>,
+    ) -> Result<Client, ClientError> {
+        let session = Session::start(transport, inbox, self.handlers.clone());
+        let mut client = Client {
+            session,
+            info: self.info,
+            negotiated: Negotiated::Modern(DiscoverResult {
+                supported_versions: Vec::new(),
+                capabilities: Default::default(),
+                instructions: None,
+            }),
+            max_rounds: self.max_rounds,
+            log_level: self.log_level,
+            tools: Default::default(),
+            progress: Default::default(),
+        };
+        client.negotiated = match self.era {
+            EraChoice::Modern => Negotiated::Modern(discover(&client).await?),
+            EraChoice::Legacy => initialize(&client).await?,
+            EraChoice::Auto => match discover(&client).await {
+                Ok(found) => Negotiated::Modern(found),
+                Err(e) if speaks_legacy_only(&e) => initialize(&client).await?,
+                Err(e) => return Err(e),
+            },
+        };
+        Ok(client)
+    }
+}
+
+/// `server/discover`, modern: the server's versions and capabilities. A server that does not list
+/// 2026-07-28 can't be spoken to statelessly.
+async fn discover(client: &Client) -> Result<DiscoverResult, ClientError> {
+    let raw = client.modern_request("server/discover", json!({}), None).await?;
+    let found: DiscoverResult = super::parse(&raw)?;
+    if !found.supported_versions.iter().any(|v| v == ProtocolVersion::V2026_07_28.as_str()) {
+        return Err(ClientError::Protocol(format!(
+            "the server supports {:?}, not 2026-07-28",
+            found.supported_versions
+        )));
+    }
+    Ok(found)
+}
+
+/// Whether a failed probe means "a legacy server" (which then gets `initialize`) rather than a broken one.
+fn speaks_legacy_only(error: &ClientError) -> bool {
+    match error {
+        // Unknown method, "initialize first", invalid params, unsupported version: a server of the legacy era.
+        ClientError::Rpc(e) => {
+            matches!(e.code, codes::METHOD_NOT_FOUND | codes::INVALID_REQUEST | codes::INVALID_PARAMS)
+                || e.code == codes::UNSUPPORTED_PROTOCOL_VERSION
+        }
+        ClientError::Http { status, .. } => (400..500).contains(status) && *status != 401 && *status != 403,
+        ClientError::Protocol(_) => true,
+        _ => false,
+    }
+}
+
+/// The legacy handshake: `initialize`, the version the server answers (one the client speaks), then
+/// `notifications/initialized`.
+async fn initialize(client: &Client) -> Result<Negotiated, ClientError> {
+    let params = json!({
+        "protocolVersion": ProtocolVersion::LATEST_LEGACY.as_str(),
+        "capabilities": client.session.handlers().capabilities(),
+        "clientInfo": client.info,
+    });
+    let raw = client.session.request("initialize", params, Vec::new()).await?;
+    let init: InitializeResult = super::parse(&raw)?;
+    let version =
+        ProtocolVersion::parse(&init.protocol_version).filter(|v| v.era() == Era::Legacy).ok_or_else(|| {
+            ClientError::Protocol(format!("the server answered protocol version {}", init.protocol_version))
+        })?;
+    client.session.opened_legacy(vec![("MCP-Protocol-Version".into(), version.as_str().into())]);
+    client.session.notify(NOTIFY_INITIALIZED, json!({})).await?;
+    if let Some(level) = client.log_level {
+        client.session.request("logging/setLevel", json!({ "level": level }), Vec::new()).await?;
+    }
+    Ok(Negotiated::Legacy { init: Box::new(init), version })
+}
+
+/// A command line split into words: whitespace separates, `'…'` and `"…"` group (no escapes inside single
+/// quotes; `\` escapes in double quotes and bare words).
+fn split_command(line: &str) -> Result<Vec<String>, ClientError> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => words.extend(word.take()),
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => w.push(c),
+                        None => return Err(ClientError::Transport(format!("unclosed ' in {line:?}"))),
+                    }
+                }
+            }
+            '"' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => w.extend(chars.next()),
+                        Some(c) => w.push(c),
+                        None => return Err(ClientError::Transport(format!("unclosed \" in {line:?}"))),
+                    }
+                }
+            }
+            '\\' => word.get_or_insert_with(String::new).extend(chars.next()),
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    Ok(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_lines_split_like_a_shell() {
+        let split = |line| split_command(line).unwrap();
+        assert_eq!(split("cargo run -p x"), ["cargo", "run", "-p", "x"]);
+        assert_eq!(split(r#"  python3 'my server.py' "a \"b\"" c\ d "#), ["python3", "my server.py", "a \"b\"", "c d"]);
+        assert_eq!(split("x ''"), ["x", ""]);
+        assert!(split_command("x 'open").is_err());
+    }
+}

@@ -1,0 +1,80 @@
+//! What the client answers with when a server needs something only it has — a form answer, an LLM
+//! completion, its roots — and where the server's notifications go. Registered once; the same handlers
+//! answer modern `input_required` rounds and legacy server-to-client requests.
+
+use super::transport::BoxFuture;
+use crate::protocol::{
+    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ElicitationCapability,
+    ListChanged, LoggingMessageParams, ProgressParams, Root, RootsCapability, SamplingCapability,
+};
+use serde_json::Value;
+use std::future::Future;
+use std::sync::Arc;
+
+/// Answers `elicitation/create`: the user's answer to a form (or a URL to open).
+pub type ElicitHandler = Arc<dyn Fn(ElicitParams) -> BoxFuture<'static, Result<ElicitResult, String>> + Send + Sync>;
+/// Answers `sampling/createMessage`: a completion from the client's model.
+pub type SampleHandler =
+    Arc<dyn Fn(CreateMessageParams) -> BoxFuture<'static, Result<CreateMessageResult, String>> + Send + Sync>;
+/// Sees each notification from the server.
+pub type NotificationHandler = Arc<dyn Fn(ServerNotification) + Send + Sync>;
+
+/// A notification from the server, by kind.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum ServerNotification {
+    Progress(ProgressParams),
+    Log(LoggingMessageParams),
+    ListChanged(ListChanged),
+    ResourceUpdated {
+        uri: String,
+    },
+    /// Any other notification, as sent.
+    Other {
+        method: String,
+        params: Option<Value>,
+    },
+}
+
+/// The client's handlers; what it declares as capabilities follows from which are set.
+#[derive(Clone, Default)]
+pub(crate) struct Handlers {
+    pub elicit: Option<ElicitHandler>,
+    pub sample: Option<SampleHandler>,
+    pub roots: Option<Arc<Vec<Root>>>,
+    pub notification: Option<NotificationHandler>,
+}
+
+impl Handlers {
+    pub fn on_elicit<F, Fut>(&mut self, handler: F)
+    where
+        F: Fn(ElicitParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitResult, String>> + Send + 'static,
+    {
+        self.elicit = Some(Arc::new(move |params| Box::pin(handler(params))));
+    }
+
+    pub fn on_sample<F, Fut>(&mut self, handler: F)
+    where
+        F: Fn(CreateMessageParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CreateMessageResult, String>> + Send + 'static,
+    {
+        self.sample = Some(Arc::new(move |params| Box::pin(handler(params))));
+    }
+
+    /// Declares exactly what the handlers can answer: a server never asks for the rest.
+    pub fn capabilities(&self) -> ClientCapabilities {
+        ClientCapabilities {
+            elicitation: self.elicit.as_ref().map(|_| ElicitationCapability::default()),
+            sampling: self.sample.as_ref().map(|_| SamplingCapability::default()),
+            roots: self.roots.as_ref().map(|_| RootsCapability::default()),
+            ..ClientCapabilities::default()
+        }
+    }
+
+    pub fn notify(&self, notification: ServerNotification) {
+        if let Some(handler) = &self.notification {
+            handler(notification);
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! The Rust client against the examples, as real processes: every call in each era (modern, legacy, and
+//! `auto`, which probes), with the handlers answering the server's requests for input — modern
+//! `input_required` rounds and legacy server-to-client requests alike.
+
+use fastmcp::client::{Client, ClientBuilder, ClientError, EraChoice, ServerNotification};
+use fastmcp::protocol::{CompletionReference, CreateMessageResult, ElicitResult, Era, ProtocolVersion};
+use fastmcp_tests::example_bin;
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
+
+const ERAS: [(EraChoice, Era); 3] =
+    [(EraChoice::Modern, Era::Modern), (EraChoice::Legacy, Era::Legacy), (EraChoice::Auto, Era::Modern)];
+
+fn accept(content: Value) -> ElicitResult {
+    ElicitResult::accept(content.as_object().cloned().expect("an object"))
+}
+
+fn builder(era: EraChoice) -> ClientBuilder {
+    ClientBuilder::new("fastmcp-tests", "0.0.0").era(era)
+}
+
+async fn stdio(example: &str, builder: ClientBuilder) -> Client {
+    builder.stdio(tokio::process::Command::new(example_bin(example))).await.expect("connects")
+}
+
+fn text(result: &fastmcp::protocol::CallToolResult) -> String {
+    result.content.iter().filter_map(|c| c.as_text()).collect::<Vec<_>>().join("")
+}
+
+#[tokio::test]
+async fn lists_and_calls_the_quickstart_in_each_era() {
+    for (choice, era) in ERAS {
+        let client = stdio("quickstart", builder(choice)).await;
+        assert_eq!(client.era(), era, "{choice:?}");
+        let tools: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+        assert_eq!(tools, ["greet", "add"], "{choice:?}");
+        let greeting = client.call_tool("greet", json!({"name": "Ada"})).await.unwrap();
+        assert_eq!(text(&greeting), "Hello, Ada!", "{choice:?}");
+        #[derive(serde::Deserialize)]
+        struct Sum {
+            sum: i64,
+        }
+        let sum: Sum = client.call_tool_as("add", json!({"a": 2, "b": 40})).await.unwrap();
+        assert_eq!(sum.sum, 42, "{choice:?}");
+        let readme = client.read_resource("quickstart://readme").await.unwrap();
+        assert!(serde_json::to_string(&readme).unwrap().contains("# quickstart"), "{choice:?}");
+        let templates = client.list_resource_templates().await.unwrap();
+        assert_eq!(templates[0].uri_template, "quickstart://greeting/{name}", "{choice:?}");
+        let prompt = client.get_prompt("review_code", [("code", "fn main() {}")]).await.unwrap();
+        assert!(!prompt.messages.is_empty(), "{choice:?}");
+        let reference = CompletionReference::Resource { uri: "quickstart://greeting/{name}".into() };
+        let completed = client.complete(reference, "name", "A").await.unwrap();
+        assert_eq!(completed.completion.values, ["Ada", "Alan"], "{choice:?}");
+        client.ping().await.unwrap();
+        let unknown = client.call_tool("nope", json!({})).await.unwrap_err();
+        assert_eq!(unknown.rpc().map(|e| e.code), Some(-32602), "{choice:?}: {unknown:?}");
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn handlers_answer_the_deploy_flow_in_each_era() {
+    for (choice, era) in ERAS {
+        let asked = Arc::new(Mutex::new(Vec::<String>::new()));
+        let seen = asked.clone();
+        let b = builder(choice)
+            .on_elicit(move |form| {
+                seen.lock().unwrap().push(form.message.clone());
+                async move { Ok(accept(json!({"confirm": true}))) }
+            })
+            .on_sample(|request| async move {
+                assert_eq!(request.max_tokens, 200);
+                Ok(CreateMessageResult::text("test-model", "shiny notes"))
+            });
+        let client = stdio("deploy", b).await;
+        assert_eq!(client.era(), era);
+        let result = client.call_tool("deploy", json!({"service": "api", "replicas": 3})).await.unwrap();
+        assert_eq!(text(&result), "Deployed api x3: shiny notes", "{choice:?}");
+        assert_eq!(*asked.lock().unwrap(), ["Deploy api x3?"], "asked once, in either era: {choice:?}");
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_declined_form_and_a_missing_handler() {
+    for (choice, _) in ERAS {
+        let decline = builder(choice).on_elicit(|_| async { Ok(ElicitResult::decline()) });
+        let client = stdio("deploy", decline).await;
+        let result = client.call_tool("deploy", json!({"service": "api", "replicas": 1})).await.unwrap();
+        assert_eq!(text(&result), "Deployment of api cancelled.", "{choice:?}");
+        client.close().await;
+
+        // Without an elicitation handler the client declares no elicitation, and the server says so.
+        let client = stdio("deploy", builder(choice)).await;
+        let refused = client.call_tool("deploy", json!({"service": "api", "replicas": 1})).await;
+        match refused {
+            Ok(result) => assert_eq!(result.is_error, Some(true), "{choice:?}: {result:?}"),
+            Err(ClientError::Rpc(e)) => assert_eq!(e.code, -32021, "{choice:?}: {e:?}"),
+            Err(other) => panic!("{choice:?}: {other:?}"),
+        }
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn legacy_sessions_settle_the_newest_legacy_revision_and_pass_notifications_on() {
+    let notes = Arc::new(Mutex::new(Vec::<ServerNotification>::new()));
+    let sink = notes.clone();
+    let b = builder(EraChoice::Legacy).on_notification(move |n| sink.lock().unwrap().push(n));
+    let client = stdio("quickstart", b).await;
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
+    assert_eq!(client.server_info().map(|i| i.name.as_str()), Some("quickstart"));
+    assert!(client.server_capabilities().tools.is_some());
+    client.close().await;
+}
