@@ -60,8 +60,17 @@ impl Client {
     }
 
     /// Every tool, all pages.
+    /// Every tool, all pages. A tool whose `x-mcp-header` annotations break the spec's rules is left out (a
+    /// call to it could not carry its headers right), with a warning.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        let tools = self.all_pages("tools/list", |page: ListToolsResult| (page.tools, page.next_cursor)).await?;
+        let mut tools = self.all_pages("tools/list", |page: ListToolsResult| (page.tools, page.next_cursor)).await?;
+        tools.retain(|tool| match param_headers::collect(&tool.name, &tool.input_schema) {
+            Ok(_) => true,
+            Err(why) => {
+                tracing::warn!("leaving out a tool the server listed: {why}");
+                false
+            }
+        });
         let mut known = self.tools.lock().unwrap_or_else(|p| p.into_inner());
         for tool in &tools {
             known.insert(tool.name.clone(), tool.clone());

@@ -5,8 +5,9 @@ use super::error::ClientError;
 use super::handlers::{Handlers, ServerNotification};
 use super::transport::{Exchange, Incoming, Outgoing, Transport};
 use crate::protocol::{
-    CancelledParams, ErrorObject, Inbound, ListChanged, ListRootsResult, METHOD_CREATE_MESSAGE, METHOD_ELICIT,
-    METHOD_LIST_ROOTS, NOTIFY_CANCELLED, RequestId, error_json, notification_json, response_json,
+    CancelledParams, ElicitAction, ElicitParams, ElicitResult, ErrorObject, Inbound, JsonObject, ListChanged,
+    ListRootsResult, METHOD_CREATE_MESSAGE, METHOD_ELICIT, METHOD_LIST_ROOTS, NOTIFY_CANCELLED, RequestId, error_json,
+    notification_json, response_json,
 };
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -172,7 +173,10 @@ pub(crate) async fn answer_input(handlers: &Handlers, method: &str, params: Valu
     match method {
         METHOD_ELICIT => match &handlers.elicit {
             Some(elicit) => {
-                let answer = elicit(serde_json::from_value(params).map_err(invalid)?).await.map_err(refused)?;
+                let params: ElicitParams = serde_json::from_value(params).map_err(invalid)?;
+                let schema = params.requested_schema.clone();
+                let mut answer = elicit(params).await.map_err(refused)?;
+                apply_defaults(&mut answer, schema.as_ref());
                 to_value(serde_json::to_value(answer))
             }
             None => Err(ErrorObject::method_not_found(method)),
@@ -192,6 +196,23 @@ pub(crate) async fn answer_input(handlers: &Handlers, method: &str, params: Valu
         },
         "ping" => Ok(serde_json::json!({})),
         _ => Err(ErrorObject::method_not_found(method)),
+    }
+}
+
+/// An accepted form's fields the answer left out take the schema's defaults (SEP-1034), so a handler that
+/// answers only what the user changed still sends a complete form.
+fn apply_defaults(answer: &mut ElicitResult, schema: Option<&JsonObject>) {
+    if answer.action != ElicitAction::Accept {
+        return;
+    }
+    let Some(properties) = schema.and_then(|s| s.get("properties")).and_then(Value::as_object) else { return };
+    let content = answer.content.get_or_insert_with(JsonObject::new);
+    for (name, property) in properties {
+        if let Some(default) = property.get("default")
+            && !content.contains_key(name)
+        {
+            content.insert(name.clone(), default.clone());
+        }
     }
 }
 

@@ -133,11 +133,10 @@ mod tests {
     }
 }
 
-/// A header value as it travels: itself when it is visible ASCII without surrounding space, else
-/// `=?base64?…?=`.
+/// A header value as it travels: itself when it is visible ASCII (spaces inside) without surrounding space,
+/// else `=?base64?…?=`.
 pub fn encode(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text.bytes().all(|b| (b' '..=b'~').contains(&b))
+    let plain = text.bytes().all(|b| (b' '..=b'~').contains(&b))
         && !text.starts_with(' ')
         && !text.ends_with(' ')
         && !text.starts_with("=?base64?");
