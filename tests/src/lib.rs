@@ -1,9 +1,10 @@
 //! Test support: run a server binary as a child process and talk MCP to it over its stdin/stdout;
-//! [`layers`], which reads the crates' module graphs for the layering check; and [`oauth`], a real OAuth
-//! authorization server for the authorization tests.
+//! [`layers`], which reads the crates' module graphs for the layering check; [`oauth`], a real OAuth
+//! authorization server for the authorization tests; and [`python`], Python's `mcp` SDK for foreign servers.
 
 pub mod layers;
 pub mod oauth;
+pub mod python;
 
 use serde_json::{Value, json};
 use std::collections::VecDeque;
@@ -13,6 +14,12 @@ use std::sync::OnceLock;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+/// `target/`, from this test binary's path (`target/<profile>/deps/<test>`).
+pub(crate) fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    exe.ancestors().nth(3).expect("target/<profile>/deps/<test>").to_owned()
+}
 
 /// How long any one message may take before a test fails instead of hanging.
 pub const TIMEOUT: Duration = Duration::from_secs(20);

@@ -275,14 +275,8 @@ fn node_modules() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         check_node();
-        install(&target_dir().join("oauth2-mock-server"))
+        install(&super::target_dir().join("oauth2-mock-server"))
     })
-}
-
-/// `target/`, from this test binary's path (`target/<profile>/deps/<test>`), as `example_bin` finds it.
-fn target_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    exe.ancestors().nth(3).expect("target/<profile>/deps/<test>").to_owned()
 }
 
 fn check_node() {

@@ -113,3 +113,34 @@ async fn legacy_sessions_settle_the_newest_legacy_revision_and_pass_notification
     assert!(client.server_capabilities().tools.is_some());
     client.close().await;
 }
+
+/// A server fastmcp did not write: Python `mcp` 2.3.0's MCPServer (`tests/interop/python_server.py`), over
+/// stdio, in each era — its `Elicit` resolver becomes an `input_required` round (modern) or a mid-call
+/// `elicitation/create` (legacy), and the same handler answers both.
+#[tokio::test]
+async fn drives_a_python_server_in_each_era() {
+    let python = fastmcp_tests::python::python();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/python_server.py");
+    for (choice, era) in ERAS {
+        let mut command = tokio::process::Command::new(&python);
+        command.arg(&script);
+        let b = builder(choice).on_elicit(|form| async move {
+            assert_eq!(form.message, "Ship api?");
+            Ok(accept(json!({"confirm": true})))
+        });
+        let client = b.stdio(command).await.expect("connects");
+        assert_eq!(client.era(), era, "{choice:?}");
+        let mut tools: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+        tools.sort();
+        assert_eq!(tools, ["add", "ship"], "{choice:?}");
+        let sum = client.call_tool("add", json!({"a": 2, "b": 3})).await.unwrap();
+        assert_eq!(text(&sum), "5", "{choice:?}: {sum:?}");
+        let shipped = client.call_tool("ship", json!({"service": "api"})).await.unwrap();
+        assert_eq!(text(&shipped), "shipped api", "{choice:?}: {shipped:?}");
+        let motto = client.read_resource("python://motto").await.unwrap();
+        assert!(serde_json::to_string(&motto).unwrap().contains("batteries included"), "{choice:?}");
+        let prompt = client.get_prompt("haiku", [("topic", "rust")]).await.unwrap();
+        assert!(serde_json::to_string(&prompt).unwrap().contains("Write a haiku about rust."), "{choice:?}");
+        client.close().await;
+    }
+}
