@@ -144,3 +144,50 @@ async fn drives_a_python_server_in_each_era() {
         client.close().await;
     }
 }
+
+/// A modern listen stream hears list changes another call triggers; dropping it ends the subscription.
+#[tokio::test]
+async fn a_listen_stream_hears_list_changes() {
+    let client = stdio("everything", builder(EraChoice::Modern)).await;
+    let asked = fastmcp::protocol::ListenNotifications { tools_list_changed: true, ..Default::default() };
+    let mut subscription = client.listen(asked).await.expect("acknowledged");
+    assert!(subscription.acknowledged().is_some_and(|a| a.tools_list_changed), "{:?}", subscription.acknowledged());
+    client.call_tool("test_trigger_tool_change", json!({})).await.unwrap();
+    let heard = tokio::time::timeout(std::time::Duration::from_secs(10), subscription.next()).await.expect("in time");
+    assert!(matches!(heard, Some(ServerNotification::ListChanged(fastmcp::ListChanged::Tools))), "{heard:?}");
+    drop(subscription);
+    client.close().await;
+}
+
+/// Tasks: a tool that asks inside its task is answered through `tasks/update` by the same handler; a
+/// tool without tasks answers at once; a legacy session runs the call synchronously.
+#[tokio::test]
+async fn task_calls_are_polled_and_fed_by_the_handlers() {
+    use fastmcp::client::TaskOrResult;
+    for (choice, _) in ERAS {
+        let b = builder(choice).on_elicit(|_| async { Ok(accept(json!({"confirm": true}))) });
+        let client = stdio("everything", b).await;
+        match client.call_tool_as_task("confirm_delete", json!({"filename": "a.txt"})).await.unwrap() {
+            TaskOrResult::Task(task) => {
+                assert_eq!(client.era(), Era::Modern, "{choice:?}");
+                assert_eq!(text(&task.result().await.unwrap()), "Deleted a.txt", "{choice:?}");
+            }
+            TaskOrResult::Result(result) => {
+                assert_eq!(client.era(), Era::Legacy, "legacy sessions have no tasks: {choice:?}");
+                assert_eq!(text(&result), "Deleted a.txt", "{choice:?}");
+            }
+        }
+        if client.era() == Era::Modern {
+            let TaskOrResult::Task(slow) =
+                client.call_tool_as_task("slow_compute", json!({"seconds": 60})).await.unwrap()
+            else {
+                panic!("slow_compute is a task")
+            };
+            slow.cancel().await.unwrap();
+            assert_eq!(slow.status().await.unwrap().task.status, fastmcp::protocol::TaskStatus::Cancelled);
+            let greeting = client.call_tool_as_task("greet", json!({"name": "Ada"})).await.unwrap();
+            assert!(matches!(greeting, TaskOrResult::Result(_)), "a tool without tasks answers at once");
+        }
+        client.close().await;
+    }
+}

@@ -244,7 +244,7 @@ impl Client {
     }
 
     /// Answers one round's input requests with the handlers, all at once.
-    async fn answer(&self, requests: crate::protocol::InputRequests) -> Result<InputResponses, ClientError> {
+    pub(crate) async fn answer(&self, requests: crate::protocol::InputRequests) -> Result<InputResponses, ClientError> {
         let handlers = self.session.handlers();
         let answers = futures_util::future::join_all(requests.into_iter().map(|(key, request)| async move {
             let method = request.method();
@@ -272,13 +272,30 @@ impl Client {
     pub(crate) async fn modern_request(
         &self,
         method: &str,
-        mut params: Value,
+        params: Value,
         name: Option<&str>,
     ) -> Result<Box<RawValue>, ClientError> {
+        let (params, headers) = self.modern_shape(method, params, name, &[]);
+        self.session.request(method, params, headers).await
+    }
+
+    /// A modern request's params with their envelope, and its headers; `extensions` are declared in this
+    /// request's client capabilities besides the handlers' (the tasks extension, for a task call).
+    pub(crate) fn modern_shape(
+        &self,
+        method: &str,
+        mut params: Value,
+        name: Option<&str>,
+        extensions: &[&str],
+    ) -> (Value, Vec<(String, String)>) {
         let handlers = self.session.handlers();
+        let mut capabilities = handlers.capabilities();
+        if !extensions.is_empty() {
+            capabilities.extensions = Some(extensions.iter().map(|e| ((*e).to_owned(), json!({}))).collect());
+        }
         let mut meta = json!({
             "io.modelcontextprotocol/protocolVersion": ProtocolVersion::V2026_07_28.as_str(),
-            "io.modelcontextprotocol/clientCapabilities": handlers.capabilities(),
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
             "io.modelcontextprotocol/clientInfo": self.info,
         });
         if let Some(level) = self.log_level {
@@ -298,7 +315,7 @@ impl Client {
         if method == "tools/call" {
             headers.extend(self.param_headers(name.unwrap_or_default(), &params["arguments"]));
         }
-        self.session.request(method, params, headers).await
+        (params, headers)
     }
 
     /// The `Mcp-Param-*` headers a listed tool's schema asks for.

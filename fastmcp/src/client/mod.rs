@@ -23,12 +23,16 @@ mod connect;
 mod error;
 mod handlers;
 mod session;
+mod subscribe;
+mod tasks;
 pub(crate) mod transport;
 
 pub use authorize::{Authorizer, BearerToken};
 pub use connect::{ClientBuilder, EraChoice};
 pub use error::ClientError;
 pub use handlers::ServerNotification;
+pub use subscribe::Subscription;
+pub use tasks::{TaskCall, TaskOrResult};
 
 use crate::protocol::{DiscoverResult, InitializeResult, LoggingLevel, ProtocolVersion, Tool};
 use serde::de::DeserializeOwned;

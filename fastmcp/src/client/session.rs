@@ -6,8 +6,8 @@ use super::handlers::{Handlers, ServerNotification};
 use super::transport::{Exchange, Incoming, Outgoing, Transport};
 use crate::protocol::{
     CancelledParams, ElicitAction, ElicitParams, ElicitResult, ErrorObject, Inbound, JsonObject, ListChanged,
-    ListRootsResult, METHOD_CREATE_MESSAGE, METHOD_ELICIT, METHOD_LIST_ROOTS, NOTIFY_CANCELLED, RequestId, error_json,
-    notification_json, response_json,
+    ListRootsResult, META_SUBSCRIPTION_ID, METHOD_CREATE_MESSAGE, METHOD_ELICIT, METHOD_LIST_ROOTS, NOTIFY_CANCELLED,
+    RequestId, error_json, notification_json, response_json,
 };
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -29,6 +29,22 @@ pub(crate) struct Session {
     /// its stream (modern HTTP).
     notify_cancel: AtomicBool,
     closed: AtomicBool,
+    /// Subscriptions, each with the notifications it takes.
+    watchers: Mutex<HashMap<u64, Watcher>>,
+    next_watcher: AtomicI64,
+}
+
+/// Which notifications a subscription takes.
+pub(crate) enum Filter {
+    /// A modern listen stream's: tagged with its request id.
+    Tagged(RequestId),
+    /// A legacy `resources/subscribe`: updates of this resource.
+    Resource(String),
+}
+
+struct Watcher {
+    filter: Filter,
+    tx: mpsc::UnboundedSender<ServerNotification>,
 }
 
 impl Session {
@@ -46,6 +62,8 @@ impl Session {
             handlers,
             session_headers: Mutex::new(Vec::new()),
             closed: AtomicBool::new(false),
+            watchers: Mutex::new(HashMap::new()),
+            next_watcher: AtomicI64::new(1),
         });
         tokio::spawn(read(Arc::downgrade(&session), inbox));
         session
@@ -76,6 +94,11 @@ impl Session {
         headers
     }
 
+    /// The id the next request will have, taken now (a subscription filters on it before it is sent).
+    pub fn reserve_id(&self) -> RequestId {
+        RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
     /// Sends a request and waits for its response's result. Dropping the future cancels the request: a
     /// `notifications/cancelled` goes out, or (modern HTTP) its stream is closed.
     pub async fn request(
@@ -84,10 +107,21 @@ impl Session {
         params: Value,
         headers: Vec<(String, String)>,
     ) -> Result<Box<RawValue>, ClientError> {
+        let id = self.reserve_id();
+        self.request_as(id, method, params, headers).await
+    }
+
+    /// As [`request`](Self::request), with an id taken from [`reserve_id`](Self::reserve_id).
+    pub async fn request_as(
+        self: &Arc<Self>,
+        id: RequestId,
+        method: &str,
+        params: Value,
+        headers: Vec<(String, String)>,
+    ) -> Result<Box<RawValue>, ClientError> {
         if self.closed.load(Ordering::Relaxed) {
             return Err(ClientError::Closed);
         }
-        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
         let json = serde_json::to_string(&serde_json::json!({
             "jsonrpc": "2.0", "id": id, "method": method, "params": params,
         }))
@@ -119,8 +153,22 @@ impl Session {
         }
     }
 
+    /// A subscription's channel: the notifications `filter` takes, until [`unwatch`](Self::unwatch).
+    pub fn watch(&self, filter: Filter) -> (u64, mpsc::UnboundedReceiver<ServerNotification>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let id = self.next_watcher.fetch_add(1, Ordering::Relaxed) as u64;
+        self.watchers.lock().unwrap_or_else(|p| p.into_inner()).insert(id, Watcher { filter, tx });
+        (id, rx)
+    }
+
+    pub fn unwatch(&self, id: u64) {
+        self.watchers.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+    }
+
     fn close_all(&self, why: Option<String>) {
         self.closed.store(true, Ordering::Relaxed);
+        // Subscriptions end with the connection.
+        self.watchers.lock().unwrap_or_else(|p| p.into_inner()).clear();
         let error = why.map_or(ClientError::Closed, ClientError::Transport);
         for (_, waiter) in self.pending().drain() {
             let _ = waiter.send(Err(error.clone()));
@@ -145,6 +193,20 @@ impl Session {
         };
         let notification = notification
             .unwrap_or_else(|| ServerNotification::Other { method: method.to_owned(), params: parse(params) });
+        // A listen stream's notifications carry its request id; legacy updates go by resource.
+        let tag: Option<RequestId> = parse::<Value>(params)
+            .and_then(|p| p.get("_meta")?.get(META_SUBSCRIPTION_ID).cloned())
+            .and_then(|id| serde_json::from_value(id).ok());
+        for watcher in self.watchers.lock().unwrap_or_else(|p| p.into_inner()).values() {
+            let takes = match (&watcher.filter, &notification) {
+                (Filter::Tagged(id), _) => tag.as_ref() == Some(id),
+                (Filter::Resource(uri), ServerNotification::ResourceUpdated { uri: updated }) => uri == updated,
+                (Filter::Resource(_), _) => false,
+            };
+            if takes {
+                let _ = watcher.tx.send(notification.clone());
+            }
+        }
         self.handlers.notify(notification);
     }
 
