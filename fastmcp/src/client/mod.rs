@@ -6,3 +6,4 @@ pub(crate) mod transport;
 
 pub use authorize::{Authorizer, BearerToken};
 pub use error::ClientError;
+pub use transport::http::HttpOptions;
