@@ -35,6 +35,8 @@ pub struct ClientBuilder {
     pub(crate) handlers: Handlers,
     pub(crate) max_rounds: u32,
     pub(crate) log_level: Option<LoggingLevel>,
+    #[cfg(feature = "http")]
+    pub(crate) http: super::transport::http::HttpOptions,
 }
 
 impl ClientBuilder {
@@ -46,6 +48,8 @@ impl ClientBuilder {
             handlers: Handlers::default(),
             max_rounds: 8,
             log_level: None,
+            #[cfg(feature = "http")]
+            http: Default::default(),
         }
     }
 
@@ -106,11 +110,43 @@ impl ClientBuilder {
         self.start(Arc::new(transport), rx).await
     }
 
+    /// A header sent with every HTTP request (an API key, say).
+    #[cfg(feature = "http")]
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.http.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Credentials for a protected server: a [`BearerToken`](super::BearerToken), or the OAuth client.
+    #[cfg(feature = "http")]
+    pub fn authorizer(mut self, authorizer: impl super::Authorizer) -> Self {
+        self.http.authorizer = Some(std::sync::Arc::new(authorizer));
+        self
+    }
+
+    /// HTTP limits and credentials at once (see [`HttpOptions`](super::HttpOptions)).
+    #[cfg(feature = "http")]
+    pub fn http_options(mut self, options: super::HttpOptions) -> Self {
+        self.http = options;
+        self
+    }
+
+    /// Talks Streamable HTTP to the endpoint at `url`.
+    #[cfg(feature = "http")]
+    pub async fn http(self, url: &str) -> Result<Client, ClientError> {
+        let (tx, rx) = mpsc::unbounded_channel::<Incoming>();
+        let transport = super::transport::http::HttpTransport::new(url, self.http.clone(), tx)?;
+        self.start(Arc::new(transport), rx).await
+    }
+
     /// Connects to `target`: an `http(s)://` URL, or a command line run over stdio (split on whitespace,
     /// with `'…'` and `"…"` quoting).
     pub async fn connect(self, target: &str) -> Result<Client, ClientError> {
         if target.starts_with("http://") || target.starts_with("https://") {
-            return Err(ClientError::Transport("HTTP: the transport is not wired yet".into()));
+            #[cfg(feature = "http")]
+            return self.http(target).await;
+            #[cfg(not(feature = "http"))]
+            return Err(ClientError::Transport("this build has no HTTP (feature `http`)".into()));
         }
         let words = split_command(target)?;
         let (program, args) = words.split_first().ok_or_else(|| ClientError::Transport("an empty command".into()))?;

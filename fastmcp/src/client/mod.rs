@@ -33,6 +33,8 @@ pub use error::ClientError;
 pub use handlers::ServerNotification;
 pub use subscribe::Subscription;
 pub use tasks::{TaskCall, TaskOrResult};
+#[cfg(feature = "http")]
+pub use transport::http::HttpOptions;
 
 use crate::protocol::{DiscoverResult, InitializeResult, LoggingLevel, ProtocolVersion, Tool};
 use serde::de::DeserializeOwned;

@@ -1,8 +1,9 @@
 //! How the client reaches a server: one duplex stream of JSON-RPC messages (stdio) or a request per message
 //! (Streamable HTTP). Either way, what the server says arrives on one inbox; the session correlates it.
 
+#[cfg(feature = "http")]
+pub(crate) mod http;
 pub(crate) mod stdio;
-// #[cfg(feature = "http")] pub(crate) mod http;  — the Streamable HTTP transport
 
 use super::error::ClientError;
 use crate::protocol::RequestId;
