@@ -2,7 +2,12 @@
 
 mod authorize;
 mod error;
+mod oauth;
 pub(crate) mod transport;
 
 pub use authorize::{Authorizer, BearerToken};
 pub use error::ClientError;
+pub use oauth::{
+    AuthorizationCode, AuthorizationRequest, AuthorizationResponse, ClientMetadata, MemoryTokenStore, OAuth,
+    OAuthConfig, Open, TokenStore, Tokens,
+};
