@@ -1,5 +1,6 @@
-//! The one HTTP client the network verifiers share: GET a JSON document, POST a form, each bounded in time
-//! and size, redirects not followed. Every failure says what went wrong and where, and becomes
+//! The one HTTP client the network verifiers and the client's OAuth flow share: GET a JSON document, POST a
+//! form or a JSON document, read a redirect's `Location`, each bounded in time and size, redirects never
+//! followed. Every failure says what went wrong and where, and becomes
 //! [`Rejected::Unavailable`]: when the authorization server cannot be asked, the token is not the client's fault.
 
 use super::verify::Rejected;
@@ -7,12 +8,13 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use bytes::Bytes;
 use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, LOCATION, USER_AGENT};
-use http::{HeaderValue, Method, Request, Uri};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode, Uri};
 use http_body_util::{BodyExt as _, Full, LengthLimitError, Limited};
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fmt;
 use std::time::Duration;
@@ -55,6 +57,7 @@ impl Fetcher {
     }
 
     /// The same client with another time limit for one exchange.
+    #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
     pub fn with_timeout(self, timeout: Duration) -> Self {
         Self::new(timeout, self.max_body)
     }
@@ -73,53 +76,114 @@ impl Fetcher {
         basic: Option<(&str, &str)>,
     ) -> Result<T, FetchError> {
         let authorization = basic.map(|(id, secret)| basic_credentials(id, secret));
-        self.exchange(Method::POST, url, Some(form), authorization).await
+        self.exchange(Method::POST, url, Some(Body::Form(form)), authorization).await
     }
 
-    async fn exchange<T: DeserializeOwned>(
+    /// POSTs `doc` as `application/json` to `url` (dynamic client registration, RFC 7591) and reads the
+    /// answer as JSON.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub async fn post_json<T: DeserializeOwned>(&self, url: &str, doc: &impl Serialize) -> Result<T, FetchError> {
+        let failed = |why| FetchError { method: Method::POST, url: url.to_owned(), why };
+        let json = serde_json::to_string(doc).map_err(|e| failed(Why::Json(e.to_string())))?;
+        self.exchange(Method::POST, url, Some(Body::Json(json)), None).await
+    }
+
+    /// GETs `url` and returns the `Location` of the redirect it answers with, not following it: an
+    /// authorization endpoint that approves without a user redirects to the client with the code.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub async fn get_redirect(&self, url: &str) -> Result<String, FetchError> {
+        let failed = |why| FetchError { method: Method::GET, url: url.to_owned(), why };
+        let answer = self.send(Method::GET, url, Vec::new(), None).await?;
+        if !answer.status.is_redirection() {
+            return Err(failed(Why::NotRedirected(answer.status.as_u16(), error_text(&answer.body))));
+        }
+        match answer.headers.get(LOCATION).and_then(|v| v.to_str().ok()) {
+            Some(location) if !location.is_empty() => Ok(location.to_owned()),
+            _ => Err(failed(Why::Redirect(answer.status.as_u16(), String::new()))),
+        }
+    }
+
+    /// One exchange whatever its status: the answer's status, headers and body (bounded). `headers` are
+    /// added to the request; a body comes with its content type.
+    pub async fn send(
         &self,
         method: Method,
         url: &str,
-        form: Option<String>,
-        authorization: Option<HeaderValue>,
-    ) -> Result<T, FetchError> {
+        headers: Vec<(HeaderName, HeaderValue)>,
+        body: Option<Body>,
+    ) -> Result<Answer, FetchError> {
         let failed = |why| FetchError { method: method.clone(), url: url.to_owned(), why };
         let uri = parse_url(url).map_err(failed)?;
         let client = self.client.as_ref().ok_or_else(|| failed(Why::NoTls))?;
         let mut request = Request::builder().method(method.clone()).uri(uri).header(ACCEPT, "application/json");
         request = request.header(USER_AGENT, AGENT);
-        if let Some(value) = authorization {
-            request = request.header(AUTHORIZATION, value);
+        for (name, value) in headers {
+            request = request.header(name, value);
         }
-        if form.is_some() {
-            request = request.header(CONTENT_TYPE, "application/x-www-form-urlencoded");
+        let content = match body {
+            Some(Body::Form(form)) => Some(("application/x-www-form-urlencoded", form)),
+            Some(Body::Json(json)) => Some(("application/json", json)),
+            None => None,
+        };
+        if let Some((content_type, _)) = &content {
+            request = request.header(CONTENT_TYPE, *content_type);
         }
         let request = request
-            .body(Full::new(Bytes::from(form.unwrap_or_default())))
+            .body(Full::new(Bytes::from(content.map(|(_, body)| body).unwrap_or_default())))
             .map_err(|e| failed(Why::Url(e.to_string())))?;
         let exchange = async {
             let response = client.request(request).await.map_err(|e| Why::Send(chain(&e)))?;
-            let status = response.status();
-            if status.is_redirection() {
-                let location = response.headers().get(LOCATION).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
-                return Err(Why::Redirect(status.as_u16(), location));
-            }
-            let body = Limited::new(response.into_body(), self.max_body).collect().await.map(|b| b.to_bytes());
-            if !status.is_success() {
-                // The status says what went wrong; an OAuth error body, if one came whole, says more.
-                return Err(Why::Status(status.as_u16(), body.ok().and_then(|b| oauth_error(&b))));
-            }
-            let body = body.map_err(|e| match e.downcast_ref::<LengthLimitError>() {
-                Some(_) => Why::TooLarge(self.max_body),
-                None => Why::Body(chain(&*e)),
-            })?;
-            serde_json::from_slice(&body).map_err(|e| Why::Json(e.to_string()))
+            let (parts, body) = response.into_parts();
+            let body = match Limited::new(body, self.max_body).collect().await {
+                Ok(body) => body.to_bytes(),
+                // An error answer whose body can't be read still has its status to report.
+                Err(_) if !parts.status.is_success() => Bytes::new(),
+                Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => return Err(Why::TooLarge(self.max_body)),
+                Err(e) => return Err(Why::Body(chain(&*e))),
+            };
+            Ok(Answer { status: parts.status, headers: parts.headers, body })
         };
         match tokio::time::timeout(self.timeout, exchange).await {
             Ok(result) => result.map_err(failed),
             Err(_) => Err(failed(Why::TimedOut(self.timeout))),
         }
     }
+
+    async fn exchange<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        url: &str,
+        body: Option<Body>,
+        authorization: Option<HeaderValue>,
+    ) -> Result<T, FetchError> {
+        let failed = |why| FetchError { method: method.clone(), url: url.to_owned(), why };
+        let headers = authorization.map(|value| (AUTHORIZATION, value)).into_iter().collect();
+        let answer = self.send(method.clone(), url, headers, body).await?;
+        let status = answer.status;
+        if status.is_redirection() {
+            let location = answer.headers.get(LOCATION).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+            return Err(failed(Why::Redirect(status.as_u16(), location)));
+        }
+        if !status.is_success() {
+            // The status says what went wrong; an OAuth error body, if one came whole, says more.
+            return Err(failed(Why::Status(status.as_u16(), error_text(&answer.body))));
+        }
+        serde_json::from_slice(&answer.body).map_err(|e| failed(Why::Json(e.to_string())))
+    }
+}
+
+/// A request body, with the media type it is sent as.
+pub(crate) enum Body {
+    Form(String),
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    Json(String),
+}
+
+/// What an exchange answered.
+pub(crate) struct Answer {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Bytes,
 }
 
 /// `Basic base64(id:secret)`, each part form-urlencoded first as RFC 6749 §2.3.1 says (a `:` in the id
@@ -142,6 +206,15 @@ fn parse_url(url: &str) -> Result<Uri, Why> {
         Some("https" | "http") if uri.host().is_some() => Ok(uri),
         _ => Err(Why::Url("not an absolute http(s) URL".to_owned())),
     }
+}
+
+/// What an error answer's body says: an OAuth error (and its description), else a short text as it is.
+fn error_text(body: &[u8]) -> Option<String> {
+    oauth_error(body).or_else(|| {
+        let text = std::str::from_utf8(body).ok()?.trim();
+        let text: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+        (!text.is_empty() && text.chars().count() <= 200).then_some(text)
+    })
 }
 
 /// An OAuth error response's `error` (and description), to say why the server refused.
@@ -181,6 +254,8 @@ pub(crate) enum Why {
     Send(String),
     TimedOut(Duration),
     Redirect(u16, String),
+    /// A status other than the redirect asked for, and what its body said.
+    NotRedirected(u16, Option<String>),
     Status(u16, Option<String>),
     TooLarge(usize),
     Body(String),
@@ -195,7 +270,12 @@ impl fmt::Display for FetchError {
             Why::NoTls => f.write_str("no TLS client could be built"),
             Why::Send(why) => write!(f, "request failed: {why}"),
             Why::TimedOut(after) => write!(f, "no answer within {after:?}"),
+            Why::Redirect(status, to) if to.is_empty() => write!(f, "HTTP {status} redirect without a Location"),
             Why::Redirect(status, to) => write!(f, "HTTP {status} redirect to `{to}` not followed"),
+            Why::NotRedirected(status, Some(error)) => {
+                write!(f, "HTTP {status} ({error}) where a redirect was expected")
+            }
+            Why::NotRedirected(status, None) => write!(f, "HTTP {status} where a redirect was expected"),
             Why::Status(status, Some(error)) => write!(f, "HTTP {status} ({error})"),
             Why::Status(status, None) => write!(f, "HTTP {status}"),
             Why::TooLarge(cap) => write!(f, "response body over {cap} bytes"),
@@ -214,7 +294,7 @@ impl From<FetchError> for Rejected {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::auth::test_as::MockAs;
+    use crate::auth::test_as::{MockAs, Reply};
     use serde_json::{Value, json};
 
     fn fetcher() -> Fetcher {
@@ -279,5 +359,34 @@ mod tests {
         // RFC 6749 §2.3.1: id and secret are form-encoded before they are joined with `:`.
         let expected = format!("Basic {}", STANDARD.encode("id%3A1:s+p"));
         assert_eq!(seen.header("authorization"), Some(expected.as_str()));
+    }
+
+    #[tokio::test]
+    async fn posts_json_and_reads_redirects_without_following_them() {
+        let mock = MockAs::start().await;
+        mock.handle_full("/register", |seen| Reply::json(201, &json!({ "got": seen.body })));
+        let answer: Value = fetcher().post_json(&mock.url("/register"), &json!({"a": 1})).await.expect("posted");
+        assert_eq!(answer, json!({ "got": "{\"a\":1}" }));
+        assert_eq!(mock.requests()[0].header("content-type"), Some("application/json"));
+
+        mock.handle_full("/authorize", |seen| {
+            Reply { status: 302, ..Reply::default() }
+                .header("location", format!("http://127.0.0.1:1/cb?{}", seen.query))
+        });
+        let location = fetcher().get_redirect(&mock.url("/authorize?code=1")).await.expect("redirected");
+        assert_eq!(location, "http://127.0.0.1:1/cb?code=1");
+        assert_eq!(mock.hits("/cb"), 0);
+        mock.reply("/approved", 200, "{}");
+        mock.reply("/denied", 400, "Bad client");
+        mock.handle_full("/nowhere", |_| Reply { status: 302, ..Reply::default() });
+        let why = |path: &'static str| {
+            let url = mock.url(path);
+            async move { fetcher().get_redirect(&url).await.expect_err("no redirect").why }
+        };
+        assert!(matches!(why("/approved").await, Why::NotRedirected(200, _)));
+        // A body that is no OAuth error still says what it says.
+        let denied = why("/denied").await;
+        assert!(matches!(&denied, Why::NotRedirected(400, Some(text)) if text == "Bad client"), "{denied:?}");
+        assert!(matches!(why("/nowhere").await, Why::Redirect(302, to) if to.is_empty()));
     }
 }

@@ -15,8 +15,10 @@ mod access;
 mod challenge;
 #[cfg(feature = "oauth")]
 mod claims;
-#[cfg(feature = "oauth")]
-mod discovery;
+// Issuer metadata discovery: the verifiers' key source; its URL order is the client's too.
+#[cfg(any(feature = "oauth", feature = "client"))]
+#[cfg_attr(not(feature = "oauth"), allow(dead_code))]
+pub(crate) mod discovery;
 // The HTTP client of the verifiers and of the client's OAuth flow.
 #[cfg(any(feature = "oauth", feature = "client"))]
 pub(crate) mod fetch;
@@ -30,8 +32,8 @@ mod jwks;
 #[cfg(feature = "oauth")]
 mod jwt;
 mod resource;
-#[cfg(all(test, feature = "oauth"))]
-mod test_as;
+#[cfg(all(test, any(feature = "oauth", feature = "client")))]
+pub(crate) mod test_as;
 mod token;
 mod verify;
 

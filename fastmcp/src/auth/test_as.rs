@@ -1,7 +1,8 @@
-//! A stand-in authorization server for the network verifiers' tests: an in-process hyper server on
-//! 127.0.0.1 whose answers each test sets per path, and which records and counts every request; and the
-//! test keys that sign its tokens.
+//! A stand-in authorization server (or protected resource) for the network verifiers' and the client's
+//! tests: an in-process hyper server on 127.0.0.1 whose answers each test sets per path, and which records
+//! and counts every request; and the test keys that sign its tokens (feature `oauth`).
 
+#[cfg(feature = "oauth")]
 use base64::Engine as _;
 use bytes::Bytes;
 use http::{Request, Response};
@@ -9,7 +10,9 @@ use http_body_util::{BodyExt as _, Full};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
+#[cfg(feature = "oauth")]
 use jsonwebtoken::jwk::Jwk;
+#[cfg(feature = "oauth")]
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -20,6 +23,26 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
 type Handler = Arc<dyn Fn(&Seen) -> (u16, String) + Send + Sync>;
+type FullHandler = Arc<dyn Fn(&Seen) -> Reply + Send + Sync>;
+
+/// An answer with headers of its own (`Location`, `WWW-Authenticate`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Reply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Reply {
+    pub fn json(status: u16, doc: &Value) -> Self {
+        Self { status, headers: Vec::new(), body: doc.to_string() }
+    }
+
+    pub fn header(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.headers.push((name.to_owned(), value.into()));
+        self
+    }
+}
 
 #[derive(Clone)]
 enum Route {
@@ -30,7 +53,9 @@ enum Route {
     },
     /// Never answers (for timeouts).
     Hang,
+    #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
     Handler(Handler),
+    Full(FullHandler),
 }
 
 /// One request the server received.
@@ -38,6 +63,8 @@ enum Route {
 pub(crate) struct Seen {
     pub method: String,
     pub path: String,
+    /// The query string, without its `?`.
+    pub query: String,
     pub headers: Vec<(String, String)>,
     pub body: String,
 }
@@ -50,6 +77,12 @@ impl Seen {
     /// The form body's fields, decoded.
     pub fn form(&self) -> HashMap<String, String> {
         form_urlencoded::parse(self.body.as_bytes()).into_owned().collect()
+    }
+
+    /// The query's parameters, decoded.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub fn params(&self) -> HashMap<String, String> {
+        form_urlencoded::parse(self.query.as_bytes()).into_owned().collect()
     }
 }
 
@@ -121,8 +154,14 @@ impl MockAs {
         self.route(path, Route::Hang);
     }
 
+    #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
     pub fn handle(&self, path: &str, handler: impl Fn(&Seen) -> (u16, String) + Send + Sync + 'static) {
         self.route(path, Route::Handler(Arc::new(handler)));
+    }
+
+    /// Answers `path` with whatever `handler` makes of the request, headers included.
+    pub fn handle_full(&self, path: &str, handler: impl Fn(&Seen) -> Reply + Send + Sync + 'static) {
+        self.route(path, Route::Full(Arc::new(handler)));
     }
 
     /// How many requests asked for `path`.
@@ -146,6 +185,7 @@ async fn answer(state: Arc<Mutex<State>>, request: Request<Incoming>) -> Result<
     let seen = Seen {
         method: parts.method.to_string(),
         path: parts.uri.path().to_owned(),
+        query: parts.uri.query().unwrap_or("").to_owned(),
         headers: parts
             .headers
             .iter()
@@ -158,29 +198,35 @@ async fn answer(state: Arc<Mutex<State>>, request: Request<Incoming>) -> Result<
         state.requests.push(seen.clone());
         state.routes.get(&seen.path).cloned()
     };
-    let (status, body, location) = match route {
-        None => (404, String::new(), None),
-        Some(Route::Reply { status, body, location }) => (status, body, location),
+    let reply = match route {
+        None => Reply { status: 404, ..Reply::default() },
+        Some(Route::Reply { status, body, location }) => {
+            Reply { status, headers: location.map(|l| ("location".to_owned(), l)).into_iter().collect(), body }
+        }
         Some(Route::Hang) => std::future::pending().await,
         Some(Route::Handler(handler)) => {
             let (status, body) = handler(&seen);
-            (status, body, None)
+            Reply { status, headers: Vec::new(), body }
         }
+        Some(Route::Full(handler)) => handler(&seen),
     };
+    let Reply { status, headers, body } = reply;
     let mut response = Response::builder().status(status).header("content-type", "application/json");
-    if let Some(location) = location {
-        response = response.header("location", location);
+    for (name, value) in headers {
+        response = response.header(name, value);
     }
     Ok(response.body(Full::new(Bytes::from(body))).expect("response"))
 }
 
 /// A test signing key from `testdata/` (public: test-only), with the key id its JWK is published under.
+#[cfg(feature = "oauth")]
 pub(crate) struct TestKey {
     pub kid: &'static str,
     pub alg: Algorithm,
     encoding: EncodingKey,
 }
 
+#[cfg(feature = "oauth")]
 impl TestKey {
     pub fn rsa_a(kid: &'static str) -> Self {
         Self {
@@ -241,11 +287,13 @@ impl TestKey {
 }
 
 /// A JWKS of these keys.
+#[cfg(feature = "oauth")]
 pub(crate) fn jwks(keys: &[&TestKey]) -> Value {
     serde_json::json!({ "keys": keys.iter().map(|k| k.jwk()).collect::<Vec<_>>() })
 }
 
 /// The DER inside a PEM file: its base64 body (test input, the keys' container, not crypto).
+#[cfg(feature = "oauth")]
 fn der(pem: &str) -> Vec<u8> {
     let body: String = pem.lines().filter(|line| !line.starts_with("-----")).collect();
     base64::engine::general_purpose::STANDARD.decode(body).expect("PEM body")

@@ -22,6 +22,7 @@ mod calls;
 mod connect;
 mod error;
 mod handlers;
+mod oauth;
 mod session;
 mod subscribe;
 mod tasks;
@@ -31,6 +32,10 @@ pub use authorize::{Authorizer, BearerToken};
 pub use connect::{ClientBuilder, EraChoice};
 pub use error::ClientError;
 pub use handlers::ServerNotification;
+pub use oauth::{
+    AuthorizationCode, AuthorizationRequest, AuthorizationResponse, ClientMetadata, MemoryTokenStore, OAuth,
+    OAuthConfig, Open, TokenStore, Tokens,
+};
 pub use subscribe::Subscription;
 pub use tasks::{TaskCall, TaskOrResult};
 #[cfg(feature = "http")]

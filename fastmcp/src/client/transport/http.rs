@@ -201,7 +201,8 @@ impl HttpTransport {
     }
 
     /// The session id the server gave, if any.
-    pub(crate) fn session_id(&self) -> Option<String> {
+    #[cfg(test)]
+    fn session_id(&self) -> Option<String> {
         self.shared.state().session.as_ref().and_then(|v| v.to_str().ok()).map(str::to_owned)
     }
 
