@@ -231,7 +231,10 @@ async fn initialize(client: &Client) -> Result<Negotiated, ClientError> {
         })?;
     client.session.opened_legacy(vec![("MCP-Protocol-Version".into(), version.as_str().into())]);
     client.session.notify(NOTIFY_INITIALIZED, json!({})).await?;
-    if let Some(level) = client.log_level {
+    // Only a server that declares logging serves `logging/setLevel`; asking any other would fail the connection.
+    if let Some(level) = client.log_level
+        && init.capabilities.logging.is_some()
+    {
         client.session.request("logging/setLevel", json!({ "level": level }), Vec::new()).await?;
     }
     Ok(Negotiated::Legacy { init: Box::new(init), version })
