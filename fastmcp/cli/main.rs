@@ -147,9 +147,12 @@ async fn connect(global: &Global, server: &str) -> Result<Client, Failure> {
     }
     let mut builder = ClientBuilder::new("fastmcp-cli", env!("CARGO_PKG_VERSION")).era(global.era.into());
     builder = handlers::install(builder, global);
-    // TODO(http): when the HTTP transport is merged, hand `global.http` to the builder here, before
-    // `connect`: each of `global.http.headers` as an extra request header, and `global.http.token` as
-    // `fastmcp::client::BearerToken` (the builder's authorizer).
+    for (name, value) in &global.http.headers {
+        builder = builder.header(name, value);
+    }
+    if let Some(token) = &global.http.token {
+        builder = builder.authorizer(fastmcp::client::BearerToken(token.clone()));
+    }
     Ok(builder.connect(server).await?)
 }
 

@@ -191,3 +191,59 @@ async fn task_calls_are_polled_and_fed_by_the_handlers() {
         client.close().await;
     }
 }
+
+/// The same calls over Streamable HTTP: modern requests statelessly, legacy ones in a session whose
+/// streams carry the shim's requests (answered with POSTs by the same handlers).
+#[tokio::test]
+async fn over_http_in_each_era() {
+    let quickstart = fastmcp_tests::HttpServer::spawn(example_bin("quickstart")).await;
+    let deploy = fastmcp_tests::HttpServer::spawn(example_bin("deploy")).await;
+    for (choice, era) in ERAS {
+        let client = builder(choice).connect(&format!("http://{}/mcp", quickstart.addr)).await.expect("connects");
+        assert_eq!(client.era(), era, "{choice:?}");
+        let greeting = client.call_tool("greet", json!({"name": "Ada"})).await.unwrap();
+        assert_eq!(text(&greeting), "Hello, Ada!", "{choice:?}");
+        assert_eq!(client.list_prompts().await.unwrap()[0].name, "review_code", "{choice:?}");
+        client.close().await;
+
+        let b = builder(choice)
+            .on_elicit(|_| async { Ok(accept(json!({"confirm": true}))) })
+            .on_sample(|_| async { Ok(CreateMessageResult::text("m", "notes")) });
+        let client = b.connect(&format!("http://{}/mcp", deploy.addr)).await.expect("connects");
+        let result = client.call_tool("deploy", json!({"service": "web", "replicas": 2})).await.unwrap();
+        assert_eq!(text(&result), "Deployed web x2: notes", "{choice:?}");
+        client.close().await;
+    }
+}
+
+/// A Python `mcp` 2.3.0 server over Streamable HTTP, in each era.
+#[tokio::test]
+async fn drives_a_python_server_over_http() {
+    let python = fastmcp_tests::python::python();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/python_server.py");
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut server = tokio::process::Command::new(&python)
+        .arg(&script)
+        .args(["http", &port.to_string()])
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the Python server starts");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    for (choice, era) in ERAS {
+        let b = builder(choice).on_elicit(|_| async { Ok(accept(json!({"confirm": true}))) });
+        let client = b.connect(&url).await.unwrap_or_else(|e| panic!("{choice:?}: {e}"));
+        assert_eq!(client.era(), era, "{choice:?}");
+        assert_eq!(text(&client.call_tool("add", json!({"a": 20, "b": 22})).await.unwrap()), "42", "{choice:?}");
+        let shipped = client.call_tool("ship", json!({"service": "db"})).await.unwrap();
+        assert_eq!(text(&shipped), "shipped db", "{choice:?}: {shipped:?}");
+        client.close().await;
+    }
+    let _ = server.kill().await;
+}
