@@ -164,21 +164,21 @@ impl ClientBuilder {
         let mut client = Client {
             session,
             info: self.info,
-            negotiated: Negotiated::Modern(DiscoverResult {
+            negotiated: Negotiated::Modern(Box::new(DiscoverResult {
                 supported_versions: Vec::new(),
                 capabilities: Default::default(),
                 instructions: None,
-            }),
+            })),
             max_rounds: self.max_rounds,
             log_level: self.log_level,
             tools: Default::default(),
             progress: Default::default(),
         };
         client.negotiated = match self.era {
-            EraChoice::Modern => Negotiated::Modern(discover(&client).await?),
+            EraChoice::Modern => Negotiated::Modern(Box::new(discover(&client).await?)),
             EraChoice::Legacy => initialize(&client).await?,
             EraChoice::Auto => match discover(&client).await {
-                Ok(found) => Negotiated::Modern(found),
+                Ok(found) => Negotiated::Modern(Box::new(found)),
                 Err(e) if speaks_legacy_only(&e) => initialize(&client).await?,
                 Err(e) => return Err(e),
             },

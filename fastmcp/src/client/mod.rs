@@ -64,7 +64,7 @@ pub struct Client {
 
 /// What connecting settled.
 enum Negotiated {
-    Modern(DiscoverResult),
+    Modern(Box<DiscoverResult>),
     Legacy { init: Box<InitializeResult>, version: ProtocolVersion },
 }
 
