@@ -442,3 +442,38 @@ fn colour_only_at_a_terminal_without_no_color() {
     assert_eq!(code, 0, "{plain}");
     assert!(!plain.contains('\x1b'), "NO_COLOR:\n{plain:?}");
 }
+
+/// Over Streamable HTTP, in each era: a call, a form answered by flags, and `--header` sent along.
+#[tokio::test]
+async fn over_http_in_each_era() {
+    let quickstart = fastmcp_tests::HttpServer::spawn(example_bin("quickstart")).await;
+    let deploy = fastmcp_tests::HttpServer::spawn(example_bin("deploy")).await;
+    for era in ERAS {
+        let url = format!("http://{}/mcp", quickstart.addr);
+        let run = fastmcp(&["call", &url, "greet", "name=Ada", "--era", era, "--header", "X-Request-Id: 7"]).ok();
+        assert!(run.stdout.contains("Hello, Ada!"), "{era}: {run:?}");
+        let url = format!("http://{}/mcp", deploy.addr);
+        let args = ["call", &url, "deploy", "service=api", "replicas=2", "--answer", "confirm=true"];
+        let run = fastmcp(&[&args[..], &["--sample-text", "notes", "--era", era]].concat()).ok();
+        assert!(run.stdout.contains("Deployed api x2: notes"), "{era}: {run:?}");
+    }
+}
+
+/// `--token` against a protected server (the `auth` example, its tokens from a real authorization server):
+/// the token's subject is who the server sees; without one, the 401 is an error (exit 2).
+#[tokio::test]
+async fn a_bearer_token_reaches_a_protected_server() {
+    let auth = fastmcp_tests::oauth::MockAs::start().await;
+    let server =
+        fastmcp_tests::HttpServer::spawn_with_env(example_bin("auth"), &[("FASTMCP_AUTH_ISSUER", &auth.issuer())])
+            .await;
+    let url = format!("http://{}/mcp", server.addr);
+    let token = auth.mint(serde_json::json!({"iss": auth.issuer(), "sub": "ada", "aud": url, "scope": "mcp"})).await;
+    for era in ERAS {
+        let run = fastmcp(&["call", &url, "whoami", "--token", &token, "--era", era]).ok();
+        assert_eq!(run.stdout.trim(), "ada", "{era}: {run:?}");
+        let refused = fastmcp(&["call", &url, "whoami", "--era", era]);
+        assert_eq!(refused.code, 2, "{era}: {refused:?}");
+        assert!(refused.stderr.contains("Authentication required"), "{era}: {refused:?}");
+    }
+}
