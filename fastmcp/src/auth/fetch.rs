@@ -228,7 +228,7 @@ fn oauth_error(body: &[u8]) -> Option<String> {
 }
 
 /// An error and its causes on one line: hyper's own top-level message ("client error (Connect)") says little.
-fn chain(error: &dyn std::error::Error) -> String {
+pub(crate) fn chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {

@@ -9,6 +9,7 @@
 mod sse;
 
 use super::{BoxFuture, Exchange, Inbox, Incoming, Outgoing, Transport};
+use crate::auth::fetch::chain;
 use crate::client::{Authorizer, ClientError};
 use crate::protocol::{ErrorObject, RequestId};
 use bytes::Bytes;
@@ -724,18 +725,6 @@ fn truncate(text: &str, max: usize) -> String {
         Some((end, _)) => format!("{}…", &text[..end]),
         None => text.to_owned(),
     }
-}
-
-/// An error and its causes on one line: hyper's own top-level message ("client error (Connect)") says little.
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 #[cfg(test)]
