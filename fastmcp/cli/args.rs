@@ -107,21 +107,35 @@ pub struct Global {
     pub input: InputOptions,
 }
 
-/// Options for an HTTP server. Accepted and kept now; they travel once the HTTP transport is wired in
-/// (see `connect` in main.rs).
+/// Options for an HTTP server. Without `--token`, a server that answers 401 is signed in to with OAuth:
+/// the authorization URL is printed, and the browser's redirect comes back to a loopback port.
 #[derive(Debug, Clone, Default, Args)]
 pub struct HttpOptions {
     /// An extra HTTP header for every request, `Name: value` (repeatable).
     #[arg(long = "header", global = true, value_name = "K:V", value_parser = parse_header)]
     pub headers: Vec<(String, String)>,
-    /// A bearer token sent as `Authorization: Bearer T`.
+    /// A bearer token sent as `Authorization: Bearer T` (no OAuth sign-in then).
     #[arg(long, global = true, value_name = "T")]
     pub token: Option<String>,
+    /// OAuth: a client registered with the authorization server beforehand (else the client registers
+    /// itself, where the server allows).
+    #[arg(long, global = true, value_name = "ID")]
+    pub client_id: Option<String>,
+    /// OAuth: that client's secret.
+    #[arg(long, global = true, value_name = "SECRET")]
+    pub client_secret: Option<String>,
+    /// OAuth: a scope to ask for besides what the server asks (repeatable).
+    #[arg(long = "scope", global = true, value_name = "SCOPE")]
+    pub scopes: Vec<String>,
 }
 
 impl HttpOptions {
     pub fn is_empty(&self) -> bool {
-        self.headers.is_empty() && self.token.is_none()
+        self.headers.is_empty()
+            && self.token.is_none()
+            && self.client_id.is_none()
+            && self.client_secret.is_none()
+            && self.scopes.is_empty()
     }
 }
 

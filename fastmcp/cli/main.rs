@@ -8,6 +8,7 @@ mod args;
 mod form;
 mod handlers;
 mod render;
+mod signin;
 
 use args::{Cli, Command, Global, ListArgs};
 use fastmcp::client::{Client, ClientBuilder, ClientError};
@@ -150,8 +151,10 @@ async fn connect(global: &Global, server: &str) -> Result<Client, Failure> {
     for (name, value) in &global.http.headers {
         builder = builder.header(name, value);
     }
-    if let Some(token) = &global.http.token {
-        builder = builder.authorizer(fastmcp::client::BearerToken(token.clone()));
+    match &global.http.token {
+        Some(token) => builder = builder.authorizer(fastmcp::client::BearerToken(token.clone())),
+        None if is_http => builder = builder.authorizer(signin::oauth(&global.http).await?),
+        None => {}
     }
     Ok(builder.connect(server).await?)
 }

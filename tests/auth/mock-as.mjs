@@ -18,7 +18,8 @@
 // - POST /token with `resource=<absolute URI>` (RFC 8707, repeatable): the access token's `aud` is that
 //   resource (an array when several); a resource that is not an absolute URI without a fragment is refused
 //   with 400 `invalid_target`. `sub` comes from the form field `sub`, else the client id (HTTP Basic user
-//   or `client_id`); `client_id` is a claim too. `scope` is the requested scope, as the package sets it.
+//   or `client_id`); `client_id` is a claim too. `scope` is the requested scope, as the package sets it; for
+//   the authorization code grant, the scope asked for at /authorize.
 // - New tokens are always signed with the current key (the package alone picks keys round-robin).
 // - The test control plane (only for tests; JSON in, JSON out):
 //   POST /__test/mint    {claims, alg, kid, sign_with, expires_in, not_before_in, header, hmac_secret}
@@ -68,10 +69,21 @@ const app = service.requestHandler;
 
 // --- /token: resource indicators, sub and client_id ---------------------------------------------------
 const shaped = new WeakSet(); // the first token built for a request is its access token (then an id_token)
+// The authorization code grant: the scope asked for at /authorize, by the code it was granted with (the
+// package alone leaves it out of the token).
+const scopeOfCode = new Map();
+service.on("beforeAuthorizeRedirect", (redirect, req) => {
+  const code = redirect.url.searchParams.get("code");
+  if (code && typeof req.query?.scope === "string") scopeOfCode.set(code, req.query.scope);
+});
 service.on("beforeTokenSigning", (token, req) => {
   if (shaped.has(req)) return;
   shaped.add(req);
   const body = req.body ?? {};
+  if (body.grant_type === "authorization_code" && scopeOfCode.has(body.code)) {
+    token.payload.scope = scopeOfCode.get(body.code);
+    scopeOfCode.delete(body.code);
+  }
   const resources = list(body.resource);
   if (resources.length > 0) token.payload.aud = resources.length === 1 ? resources[0] : resources;
   const clientId = basicAuth(req)?.name ?? body.client_id;

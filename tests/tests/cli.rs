@@ -477,3 +477,55 @@ async fn a_bearer_token_reaches_a_protected_server() {
         assert!(refused.stderr.contains("Authentication required"), "{era}: {refused:?}");
     }
 }
+
+/// An absolute `http://host:port/path?query` split into its address and what follows.
+fn split_url(url: &str) -> (std::net::SocketAddr, String) {
+    let rest = url.strip_prefix("http://").unwrap_or_else(|| panic!("an http URL: {url}"));
+    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+    (authority.parse().unwrap_or_else(|e| panic!("{authority}: {e}")), format!("/{path}"))
+}
+
+/// Signing in with OAuth: the server answers 401, the CLI discovers its authorization server, prints the
+/// authorization URL and listens on a loopback port; "the browser" (this test) opens the URL, the
+/// authorization server (oauth2-mock-server, which approves at once) redirects to the CLI, and the call
+/// goes through with the token it got.
+#[tokio::test]
+async fn signs_in_with_oauth_through_a_loopback_redirect() {
+    use tokio::io::AsyncBufReadExt;
+    let auth = fastmcp_tests::oauth::MockAs::start().await;
+    let server =
+        fastmcp_tests::HttpServer::spawn_with_env(example_bin("auth"), &[("FASTMCP_AUTH_ISSUER", &auth.issuer())])
+            .await;
+    let url = format!("http://{}/mcp", server.addr);
+    let mut cli = tokio::process::Command::new(fastmcp_bin())
+        .args(["call", &url, "whoami", "--client-id", "cli-test"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the CLI starts");
+    let mut stderr = tokio::io::BufReader::new(cli.stderr.take().unwrap()).lines();
+    let authorize = tokio::time::timeout(LIMIT, async {
+        while let Some(line) = stderr.next_line().await.unwrap() {
+            if let Some(found) = line.trim().strip_prefix(&format!("{}/authorize", auth.issuer())) {
+                return format!("{}/authorize{found}", auth.issuer());
+            }
+        }
+        panic!("the CLI never printed the authorization URL");
+    })
+    .await
+    .expect("in time");
+    assert!(authorize.contains("code_challenge_method=S256") && authorize.contains("resource="), "{authorize}");
+    let (as_addr, path) = split_url(&authorize);
+    let approved = fastmcp_tests::send_http(as_addr, "GET", &path, &[], "").await;
+    let location = approved.header("location").unwrap_or_else(|| panic!("a redirect: {approved:?}")).to_owned();
+    assert!(location.starts_with("http://127.0.0.1:"), "back to the CLI's loopback port: {location}");
+    let (cli_addr, path) = split_url(&location);
+    let page = fastmcp_tests::send_http(cli_addr, "GET", &path, &[], "").await;
+    assert!(page.body.contains("Signed in"), "{page:?}");
+    tokio::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
+    let out = tokio::time::timeout(LIMIT, cli.wait_with_output()).await.expect("in time").expect("runs");
+    assert!(out.status.success(), "{out:?}");
+    assert!(!String::from_utf8_lossy(&out.stdout).trim().is_empty(), "whoami names the token's subject: {out:?}");
+}
