@@ -247,3 +247,36 @@ async fn drives_a_python_server_over_http() {
     }
     let _ = server.kill().await;
 }
+
+/// Dropping a call's future cancels it on the server: `notifications/cancelled` on stdio (either era) and
+/// on a legacy HTTP session, the closed response stream on modern HTTP. The fixture's `slow_marker` records
+/// whether it ran to its end; cancelled, it never does.
+#[tokio::test]
+async fn a_dropped_call_is_cancelled_on_the_server() {
+    let fixture: std::path::PathBuf = env!("CARGO_BIN_EXE_fixture").into();
+    let http = fastmcp_tests::HttpServer::spawn(fixture.clone()).await;
+    for (choice, _) in ERAS {
+        for over_http in [false, true] {
+            let client = if over_http {
+                builder(choice).connect(&format!("http://{}/mcp", http.addr)).await.unwrap()
+            } else {
+                stdio_path(&fixture, builder(choice)).await
+            };
+            let slow = client.call_tool("slow_marker", json!({"ms": 800}));
+            assert!(tokio::time::timeout(std::time::Duration::from_millis(200), slow).await.is_err());
+            tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+            let marker = client.call_tool("marker", json!({})).await.unwrap();
+            assert_eq!(
+                text(&marker),
+                "false",
+                "{choice:?} over {}: the call ran on",
+                if over_http { "HTTP" } else { "stdio" }
+            );
+            client.close().await;
+        }
+    }
+}
+
+async fn stdio_path(path: &std::path::Path, builder: ClientBuilder) -> Client {
+    builder.stdio(tokio::process::Command::new(path)).await.expect("connects")
+}
