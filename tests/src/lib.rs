@@ -3,6 +3,7 @@
 //! authorization server for the authorization tests; and [`python`], Python's `mcp` SDK for foreign servers.
 
 pub mod layers;
+pub mod npm;
 pub mod oauth;
 pub mod python;
 
@@ -16,7 +17,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 /// `target/`, from this test binary's path (`target/<profile>/deps/<test>`).
-pub(crate) fn target_dir() -> PathBuf {
+pub fn target_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     exe.ancestors().nth(3).expect("target/<profile>/deps/<test>").to_owned()
 }

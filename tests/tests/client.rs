@@ -280,3 +280,28 @@ async fn a_dropped_call_is_cancelled_on_the_server() {
 async fn stdio_path(path: &std::path::Path, builder: ClientBuilder) -> Client {
     builder.stdio(tokio::process::Command::new(path)).await.expect("connects")
 }
+
+/// The TypeScript SDK v2 server (`tests/interop/ts/server.mjs`) over stdio, in each era: its
+/// `inputRequired` round (modern) and its legacy shim's `elicitation/create` (legacy) answered by the same
+/// handler.
+#[tokio::test]
+async fn drives_a_typescript_server_in_each_era() {
+    let home = fastmcp_tests::target_dir().join("ts-server");
+    fastmcp_tests::npm::check_node((20, 19), "the TypeScript SDK server");
+    let modules = fastmcp_tests::npm::install(&home, "@modelcontextprotocol/server", "2.4.0");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/ts/server.mjs");
+    for (choice, era) in ERAS {
+        let mut command = tokio::process::Command::new("node");
+        command.arg(&script).arg(&modules);
+        let b = builder(choice).on_elicit(|form| async move {
+            assert_eq!(form.message, "Ship api?");
+            Ok(accept(json!({"confirm": true})))
+        });
+        let client = b.stdio(command).await.unwrap_or_else(|e| panic!("{choice:?}: {e}"));
+        assert_eq!(client.era(), era, "{choice:?}");
+        assert_eq!(text(&client.call_tool("add", json!({"a": 40, "b": 2})).await.unwrap()), "42", "{choice:?}");
+        let shipped = client.call_tool("ship", json!({"service": "api"})).await.unwrap();
+        assert_eq!(text(&shipped), "shipped api", "{choice:?}: {shipped:?}");
+        client.close().await;
+    }
+}
