@@ -5,7 +5,7 @@
 //! the [`Client`].
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! # async fn demo() -> fastmcp::Result<()> {
 //! use fastmcp::FastMcp;
 //! use fastmcp::client::{ClientBuilder, EraChoice};
 //! use fastmcp::proxy::Proxy;
