@@ -56,6 +56,7 @@ use crate::protocol::{
     CallToolResult, ClientCapabilities, GetPromptResult, JsonObject, Prompt, ReadResourceResult, Resource,
     ResourceTemplate, Tool,
 };
+use crate::schema::WRAP_RESULT_KEY;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::sync::Arc;
@@ -131,6 +132,11 @@ impl FastMcp {
             definition.name = format!("{prefix}{upstream}");
             // Upstream tasks are not proxied: the tool is served as a plain call.
             definition.execution = None;
+            // An upstream fastmcp marks a schema whose result it wrapped as `{"result": …}`: the result comes
+            // here wrapped already, and our dispatch must not wrap it again.
+            if let Some(schema) = definition.output_schema.as_mut() {
+                schema.remove(WRAP_RESULT_KEY);
+            }
             self = self.tool(ProxiedTool { client: client.clone(), upstream, definition });
         }
         for mut definition in prompts {

@@ -225,6 +225,39 @@ async fn an_unreachable_upstream_is_a_tool_error() {
     client.close().await;
 }
 
+/// Counts up to `to`: a structured result that is not an object, so fastmcp wraps it as `{"result": …}`.
+#[fastmcp::tool]
+async fn count(to: u32) -> fastmcp::Json<Vec<u32>> {
+    fastmcp::Json((1..=to).collect())
+}
+
+/// An upstream served in this process over HTTP, its tool's structured result wrapped once upstream: the
+/// proxy passes it on as it came, not wrapped a second time.
+#[tokio::test]
+async fn a_wrapped_structured_result_is_not_wrapped_twice() {
+    let upstream_server = FastMcp::new("counter").tool(count).build().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let options = HttpOptions { addr: ([127, 0, 0, 1], port).into(), ..HttpOptions::default() };
+    let task = tokio::spawn(async move { upstream_server.serve_http(options).await });
+    let up = Served { url: format!("http://127.0.0.1:{port}/mcp"), task };
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let proxy = Proxy::connect(inner(EraChoice::Modern).connect(&up.url).await.unwrap()).await.unwrap();
+    let served = serve(proxy).await;
+    for (choice, _) in OUTER {
+        let client = outer(choice).connect(&served.url).await.unwrap();
+        let result = client.call_tool("count", json!({"to": 3})).await.unwrap();
+        assert_eq!(result.structured_content, Some(json!({"result": [1, 2, 3]})), "{choice:?}: {result:?}");
+        let counted: Vec<u32> = client.call_tool_as("count", json!({"to": 2})).await.unwrap();
+        assert_eq!(counted, [1, 2], "{choice:?}");
+        client.close().await;
+    }
+}
+
 /// A legacy upstream asks on its own session, mid-call: the proxy's client answers with its handlers (the
 /// documented limit), and the outer client is never asked.
 #[tokio::test]
