@@ -36,6 +36,8 @@ pub mod handler;
 mod ids;
 mod macro_support;
 pub mod protocol;
+#[cfg(feature = "client")]
+pub mod proxy;
 pub mod schema;
 mod serve;
 pub mod server;

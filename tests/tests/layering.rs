@@ -70,6 +70,8 @@ pub const FASTMCP: &[(&str, &str)] = &[
     // import graph shows it: `cargo run -p fastmcp-tests --bin import-graph -- fastmcp/src`).
     ("transport", "6.0"),
     ("client", "6.1"),
+    // A server whose handlers are a client's calls: above both the client and the server's builder.
+    ("proxy", "6.2"),
     // 7: the serve entry points.
     ("serve", "7"),
 ];

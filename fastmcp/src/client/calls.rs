@@ -243,6 +243,94 @@ impl Client {
         Err(ClientError::TooManyRounds(self.max_rounds))
     }
 
+    /// One round of a tool call, its `input_required` **not** answered: for a caller that answers the
+    /// server's input requests itself, as [`Proxy`](crate::proxy::Proxy) does by passing them on to its own
+    /// caller. The first round has no `responses` and no `request_state`; a retry sends the answers to the
+    /// previous round's `inputRequests` and its `requestState` echoed exactly.
+    ///
+    /// Modern connections only: on a legacy session the server asks the handlers itself, mid-call, so a
+    /// round there always completes (and `responses`/`request_state` are refused as a protocol error).
+    pub async fn call_tool_round(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+        responses: Option<InputResponses>,
+        request_state: Option<String>,
+    ) -> Result<Round<CallToolResult>, ClientError> {
+        let arguments = serde_json::to_value(arguments)
+            .map_err(|e| ClientError::Protocol(format!("the arguments could not be serialized: {e}")))?;
+        let params = json!({ "name": name, "arguments": arguments });
+        self.round("tools/call", params, name, Retry { responses, request_state, capabilities: None }).await
+    }
+
+    /// One round of `prompts/get`, its `input_required` not answered (see [`Client::call_tool_round`]).
+    pub async fn get_prompt_round(
+        &self,
+        name: &str,
+        arguments: JsonObject,
+        responses: Option<InputResponses>,
+        request_state: Option<String>,
+    ) -> Result<Round<GetPromptResult>, ClientError> {
+        let params = json!({ "name": name, "arguments": arguments });
+        self.round("prompts/get", params, name, Retry { responses, request_state, capabilities: None }).await
+    }
+
+    /// One round of `resources/read`, its `input_required` not answered (see [`Client::call_tool_round`]).
+    pub async fn read_resource_round(
+        &self,
+        uri: &str,
+        responses: Option<InputResponses>,
+        request_state: Option<String>,
+    ) -> Result<Round<ReadResourceResult>, ClientError> {
+        let retry = Retry { responses, request_state, capabilities: None };
+        self.round("resources/read", json!({ "uri": uri }), uri, retry).await
+    }
+
+    /// One round of a call that may need input. `retry.capabilities` replaces what this request declares
+    /// it can answer (a proxy declares its own caller's).
+    pub(crate) async fn round<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        mut params: Value,
+        name: &str,
+        retry: Retry,
+    ) -> Result<Round<T>, ClientError> {
+        if self.era() == Era::Legacy {
+            if retry.responses.is_some() || retry.request_state.is_some() {
+                return Err(ClientError::Protocol(format!(
+                    "{method}: a legacy session has no input_required rounds to retry"
+                )));
+            }
+            return parse(&self.session.request(method, self.legacy_params(params), Vec::new()).await?)
+                .map(Round::Complete);
+        }
+        if let Some(responses) = retry.responses {
+            params["inputResponses"] = serde_json::to_value(responses).unwrap_or_default();
+        }
+        if let Some(state) = retry.request_state {
+            params["requestState"] = Value::String(state);
+        }
+        let (mut params, headers) = self.modern_shape(method, params, Some(name), &[]);
+        if let Some(capabilities) = retry.capabilities {
+            params["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+                serde_json::to_value(capabilities).unwrap_or_default();
+        }
+        let raw = self.session.request(method, params, headers).await?;
+        match result_type(&raw).as_deref() {
+            None | Some("complete") => parse(&raw).map(Round::Complete),
+            Some("input_required") => {
+                let asked: InputRequiredResult = parse(&raw)?;
+                if asked.input_requests.is_none() && asked.request_state.is_none() {
+                    return Err(ClientError::Protocol(format!(
+                        "{method}: input_required with neither inputRequests nor requestState"
+                    )));
+                }
+                Ok(Round::InputRequired(asked))
+            }
+            Some(other) => Err(ClientError::Protocol(format!("{method} answered with resultType `{other}`"))),
+        }
+    }
+
     /// Answers one round's input requests with the handlers, all at once.
     pub(crate) async fn answer(&self, requests: crate::protocol::InputRequests) -> Result<InputResponses, ClientError> {
         let handlers = self.session.handlers();
@@ -333,6 +421,25 @@ impl Client {
         }
         params
     }
+}
+
+/// One round of a call that may need input, as [`Client::call_tool_round`] returns it.
+#[derive(Debug, Clone)]
+pub enum Round<T> {
+    /// The call completed with this result.
+    Complete(T),
+    /// The server wants input (`inputRequests`) or only its state back (`requestState` alone) before it
+    /// goes on: retry with the answers and the state echoed.
+    InputRequired(InputRequiredResult),
+}
+
+/// What a retried round sends besides its params.
+#[derive(Debug, Default)]
+pub(crate) struct Retry {
+    pub responses: Option<InputResponses>,
+    pub request_state: Option<String>,
+    /// Declared instead of the handlers' capabilities.
+    pub capabilities: Option<crate::protocol::ClientCapabilities>,
 }
 
 fn cursor_params(cursor: Option<&str>) -> Value {

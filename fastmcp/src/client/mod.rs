@@ -28,6 +28,9 @@ mod subscribe;
 mod tasks;
 pub(crate) mod transport;
 
+pub(crate) use calls::Retry;
+pub use calls::Round;
+
 pub use authorize::{Authorizer, BearerToken};
 pub use connect::{ClientBuilder, EraChoice};
 pub use error::ClientError;
