@@ -33,7 +33,7 @@
 //! A **legacy** upstream (the client settled on `initialize`) asks for input with server-to-client requests
 //! on its session, mid-call; those reach the proxy's own [`Client`] and are answered by the handlers
 //! registered on its [`ClientBuilder`](crate::client::ClientBuilder) (`on_elicit`, `on_sample`,
-//! `on_roots`), not by our caller. True pass-through needs a modern upstream.
+//! `roots`), not by our caller. True pass-through needs a modern upstream.
 //!
 //! # Errors
 //!
