@@ -145,28 +145,41 @@ async fn drives_a_python_server_in_each_era() {
     }
 }
 
-/// A modern listen stream hears list changes another call triggers; dropping it ends the subscription.
+/// A modern listen stream hears list changes another call triggers, over stdio and HTTP; dropping it ends
+/// the subscription.
 #[tokio::test]
 async fn a_listen_stream_hears_list_changes() {
-    let client = stdio("everything", builder(EraChoice::Modern)).await;
-    let asked = fastmcp::protocol::ListenNotifications { tools_list_changed: true, ..Default::default() };
-    let mut subscription = client.listen(asked).await.expect("acknowledged");
-    assert!(subscription.acknowledged().is_some_and(|a| a.tools_list_changed), "{:?}", subscription.acknowledged());
-    client.call_tool("test_trigger_tool_change", json!({})).await.unwrap();
-    let heard = tokio::time::timeout(std::time::Duration::from_secs(10), subscription.next()).await.expect("in time");
-    assert!(matches!(heard, Some(ServerNotification::ListChanged(fastmcp::ListChanged::Tools))), "{heard:?}");
-    drop(subscription);
-    client.close().await;
+    let http = fastmcp_tests::HttpServer::spawn(example_bin("everything")).await;
+    for over_http in [false, true] {
+        let client = if over_http {
+            builder(EraChoice::Modern).connect(&format!("http://{}/mcp", http.addr)).await.unwrap()
+        } else {
+            stdio("everything", builder(EraChoice::Modern)).await
+        };
+        let asked = fastmcp::protocol::ListenNotifications { tools_list_changed: true, ..Default::default() };
+        let mut subscription = client.listen(asked).await.expect("acknowledged");
+        assert!(subscription.acknowledged().is_some_and(|a| a.tools_list_changed), "{:?}", subscription.acknowledged());
+        client.call_tool("test_trigger_tool_change", json!({})).await.unwrap();
+        let heard =
+            tokio::time::timeout(std::time::Duration::from_secs(10), subscription.next()).await.expect("in time");
+        assert!(matches!(heard, Some(ServerNotification::ListChanged(fastmcp::ListChanged::Tools))), "{heard:?}");
+        drop(subscription);
+        client.close().await;
+    }
 }
 
-/// Tasks: a tool that asks inside its task is answered through `tasks/update` by the same handler; a
-/// tool without tasks answers at once; a legacy session runs the call synchronously.
+/// Tasks, over stdio and HTTP: a tool that asks inside its task is answered through `tasks/update` by the
+/// same handler; a tool without tasks answers at once; a legacy session runs the call synchronously.
 #[tokio::test]
 async fn task_calls_are_polled_and_fed_by_the_handlers() {
     use fastmcp::client::TaskOrResult;
-    for (choice, _) in ERAS {
+    let http = fastmcp_tests::HttpServer::spawn(example_bin("everything")).await;
+    for ((choice, _), over_http) in ERAS.into_iter().flat_map(|era| [(era, false), (era, true)]) {
         let b = builder(choice).on_elicit(|_| async { Ok(accept(json!({"confirm": true}))) });
-        let client = stdio("everything", b).await;
+        let client = match over_http {
+            true => b.connect(&format!("http://{}/mcp", http.addr)).await.unwrap(),
+            false => stdio("everything", b).await,
+        };
         match client.call_tool_as_task("confirm_delete", json!({"filename": "a.txt"})).await.unwrap() {
             TaskOrResult::Task(task) => {
                 assert_eq!(client.era(), Era::Modern, "{choice:?}");
