@@ -32,6 +32,7 @@ async fn lists_and_calls_the_quickstart_in_each_era() {
     for (choice, era) in ERAS {
         let client = stdio("quickstart", builder(choice)).await;
         assert_eq!(client.era(), era, "{choice:?}");
+        assert_eq!(client.server_info().map(|i| i.name.as_str()), Some("quickstart"), "{choice:?}");
         let tools: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
         assert_eq!(tools, ["greet", "add"], "{choice:?}");
         let greeting = client.call_tool("greet", json!({"name": "Ada"})).await.unwrap();

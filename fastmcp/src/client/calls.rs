@@ -39,22 +39,23 @@ impl Client {
     /// What the server said it can do (`server/discover` or `initialize`).
     pub fn server_capabilities(&self) -> &ServerCapabilities {
         match &self.negotiated {
-            Negotiated::Modern(found) => &found.capabilities,
+            Negotiated::Modern(found) => &found.result.capabilities,
             Negotiated::Legacy { init, .. } => &init.capabilities,
         }
     }
 
-    /// Who the server said it is (`initialize`'s `serverInfo`; modern servers say it on each result).
+    /// Who the server said it is: `initialize`'s `serverInfo`, or the `serverInfo` in the `_meta` of
+    /// `server/discover`'s result (modern servers stamp it on every result).
     pub fn server_info(&self) -> Option<&Implementation> {
         match &self.negotiated {
-            Negotiated::Modern(_) => None,
+            Negotiated::Modern(found) => found.server_info.as_ref(),
             Negotiated::Legacy { init, .. } => Some(&init.server_info),
         }
     }
 
     pub fn instructions(&self) -> Option<&str> {
         match &self.negotiated {
-            Negotiated::Modern(found) => found.instructions.as_deref(),
+            Negotiated::Modern(found) => found.result.instructions.as_deref(),
             Negotiated::Legacy { init, .. } => init.instructions.as_deref(),
         }
     }

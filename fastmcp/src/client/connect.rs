@@ -6,7 +6,7 @@ use super::handlers::{Handlers, ServerNotification};
 use super::session::Session;
 use super::transport::stdio::StdioTransport;
 use super::transport::{Incoming, Transport};
-use super::{Client, Negotiated};
+use super::{Client, Discovered, Negotiated};
 use crate::protocol::{
     CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitParams, ElicitResult, Era, Implementation,
     InitializeResult, LoggingLevel, NOTIFY_INITIALIZED, ProtocolVersion, Root, codes,
@@ -164,10 +164,13 @@ impl ClientBuilder {
         let mut client = Client {
             session,
             info: self.info,
-            negotiated: Negotiated::Modern(Box::new(DiscoverResult {
-                supported_versions: Vec::new(),
-                capabilities: Default::default(),
-                instructions: None,
+            negotiated: Negotiated::Modern(Box::new(Discovered {
+                result: DiscoverResult {
+                    supported_versions: Vec::new(),
+                    capabilities: Default::default(),
+                    instructions: None,
+                },
+                server_info: None,
             })),
             max_rounds: self.max_rounds,
             log_level: self.log_level,
@@ -189,16 +192,20 @@ impl ClientBuilder {
 
 /// `server/discover`, modern: the server's versions and capabilities. A server that does not list
 /// 2026-07-28 can't be spoken to statelessly.
-async fn discover(client: &Client) -> Result<DiscoverResult, ClientError> {
+async fn discover(client: &Client) -> Result<Discovered, ClientError> {
     let raw = client.modern_request("server/discover", json!({}), None).await?;
     let found: DiscoverResult = super::parse(&raw)?;
+    let meta: serde_json::Value = super::parse(&raw)?;
+    let server_info = meta
+        .pointer("/_meta/io.modelcontextprotocol~1serverInfo")
+        .and_then(|info| serde_json::from_value(info.clone()).ok());
     if !found.supported_versions.iter().any(|v| v == ProtocolVersion::V2026_07_28.as_str()) {
         return Err(ClientError::Protocol(format!(
             "the server supports {:?}, not 2026-07-28",
             found.supported_versions
         )));
     }
-    Ok(found)
+    Ok(Discovered { result: found, server_info })
 }
 
 /// Whether a failed probe means "a legacy server" (which then gets `initialize`) rather than a broken one.

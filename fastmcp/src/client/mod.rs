@@ -67,8 +67,14 @@ pub struct Client {
 
 /// What connecting settled.
 enum Negotiated {
-    Modern(Box<DiscoverResult>),
+    Modern(Box<Discovered>),
     Legacy { init: Box<InitializeResult>, version: ProtocolVersion },
+}
+
+/// What `server/discover` said: the result, and the `serverInfo` its `_meta` carried.
+struct Discovered {
+    result: DiscoverResult,
+    server_info: Option<crate::protocol::Implementation>,
 }
 
 /// A result's JSON read into its type.
