@@ -14,6 +14,9 @@ impl Server {
     /// "unknown" error follows.
     pub(crate) fn authorize(&self, call: &Call, caller: Option<&AccessToken>) -> Result<(), Refusal> {
         let registry = &self.inner.registry;
+        if !registry.restricted {
+            return Ok(());
+        }
         let access = match call {
             Call::List { .. } => None,
             Call::Tool { name, .. } => registry.tools.get(name).map(|t| t.access),
@@ -34,7 +37,11 @@ impl Server {
 
     /// Whether `caller` may read (or subscribe to) the resource at `uri`.
     pub(crate) fn may_read(&self, uri: &str, caller: Option<&AccessToken>) -> Result<(), Refusal> {
-        self.inner.registry.resolve(uri).map_or(Ok(()), |r| r.access.permits(caller))
+        let registry = &self.inner.registry;
+        if !registry.restricted {
+            return Ok(());
+        }
+        registry.resolve(uri).map_or(Ok(()), |r| r.access.permits(caller))
     }
 }
 

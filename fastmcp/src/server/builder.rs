@@ -278,7 +278,7 @@ impl FastMcp {
                 Some(Arc::new(Gate::new(auth)))
             }
             None => {
-                if registry.has_restricted() {
+                if registry.restricted {
                     tracing::warn!(
                         "components ask for scopes or a check, but the server has no authorization \
                          (FastMcp::auth): no caller has a token, so they are refused to everyone"

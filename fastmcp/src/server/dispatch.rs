@@ -122,7 +122,10 @@ impl Server {
             }
             Call::Complete(params) => Target::Complete(params),
         };
-        Ok(Prepared { server: self, target, principal: caller.map(AccessToken::principal), caller })
+        // Only requests that can suspend bind their state to the caller.
+        let binds = matches!(target, Target::Tool { .. } | Target::Prompt { .. } | Target::Read { .. });
+        let principal = caller.filter(|_| binds).map(AccessToken::principal);
+        Ok(Prepared { server: self, target, principal, caller })
     }
 }
 

@@ -113,6 +113,9 @@ pub(crate) struct Registry {
     pub prompt_list: Listing,
     pub resource_list: Listing,
     pub template_list: Listing,
+    /// Some component asks for more than an admitted caller (scopes or a check); else no request needs an
+    /// access check.
+    pub restricted: bool,
 }
 
 impl Registry {
@@ -187,21 +190,21 @@ impl Registry {
             return Err(Error::msg(format!("the server's registry is invalid: {}", problems.join("; "))));
         }
         let page_size = page_size.max(1);
+        let (tool_list, prompt_list) = (Listing::build(tool_defs, page_size)?, Listing::build(prompt_defs, page_size)?);
+        let resource_list = Listing::build(resource_defs, page_size)?;
+        let template_list = Listing::build(template_defs, page_size)?;
+        let restricted = [&tool_list, &prompt_list, &resource_list, &template_list].iter().any(|l| !l.open);
         Ok(Self {
-            tool_list: Listing::build(tool_defs, page_size)?,
-            prompt_list: Listing::build(prompt_defs, page_size)?,
-            resource_list: Listing::build(resource_defs, page_size)?,
-            template_list: Listing::build(template_defs, page_size)?,
+            tool_list,
+            prompt_list,
+            resource_list,
+            template_list,
+            restricted,
             tools,
             prompts,
             resources,
             templates,
         })
-    }
-
-    /// Whether any component asks for more than an admitted caller (scopes or a check).
-    pub fn has_restricted(&self) -> bool {
-        [&self.tool_list, &self.prompt_list, &self.resource_list, &self.template_list].iter().any(|l| !l.open)
     }
 
     /// The resource serving a URI: an exact static match first, then the first matching template.

@@ -133,7 +133,6 @@ impl Admitted {
         cancel: CancellationToken,
     ) -> Answer {
         let Admitted { id, method, envelope, body, span, caller, .. } = self;
-        let owner = caller.as_deref().map(AccessToken::principal);
         let Envelope { scope, log_level, progress_token } = envelope;
         let id = &id;
         let wire = async move {
@@ -156,14 +155,14 @@ impl Admitted {
                     serve_call(server, tasks, &Context::with(scope, extras), call, retry).await
                 }
                 Body::TaskGet(task) => {
-                    tasks::steer(tasks, &scope.client_capabilities, &method, &task, owner.as_ref(), Steer::Get)
+                    tasks::steer(tasks, &scope.client_capabilities, &method, &task, caller.as_deref(), Steer::Get)
                 }
                 Body::TaskCancel(task) => {
-                    tasks::steer(tasks, &scope.client_capabilities, &method, &task, owner.as_ref(), Steer::Cancel)
+                    tasks::steer(tasks, &scope.client_capabilities, &method, &task, caller.as_deref(), Steer::Cancel)
                 }
                 Body::TaskUpdate { task_id, responses } => {
                     let steer = Steer::Update(responses);
-                    tasks::steer(tasks, &scope.client_capabilities, &method, &task_id, owner.as_ref(), steer)
+                    tasks::steer(tasks, &scope.client_capabilities, &method, &task_id, caller.as_deref(), steer)
                 }
                 // Admission let through only the methods above: removed, unknown and invalid ones were answered.
                 Body::Initialize(_)

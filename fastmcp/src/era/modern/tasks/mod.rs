@@ -18,7 +18,7 @@ mod store;
 pub(crate) use store::TaskStore;
 
 use super::Wire;
-use crate::auth::{AccessToken, Principal};
+use crate::auth::AccessToken;
 use crate::context::Context;
 use crate::error::Error;
 use crate::flow::Resume;
@@ -50,7 +50,7 @@ pub(crate) fn steer(
     capabilities: &ClientCapabilities,
     method: &str,
     task_id: &str,
-    caller: Option<&Principal>,
+    caller: Option<&AccessToken>,
     steer: Steer,
 ) -> Wire {
     if !negotiated(capabilities) {
@@ -58,6 +58,8 @@ pub(crate) fn steer(
             "{method} needs the {TASKS_EXTENSION} extension in the request's client capabilities"
         )));
     }
+    let caller = caller.map(AccessToken::principal);
+    let caller = caller.as_ref();
     let done = match steer {
         Steer::Get => return store.get(task_id, caller).map_or_else(Wire::Error, |task| Wire::reply(task, false)),
         Steer::Update(responses) => store.update(task_id, caller, responses),
