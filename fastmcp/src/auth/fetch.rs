@@ -26,6 +26,19 @@ pub(crate) const DEFAULT_MAX_BODY: usize = 1024 * 1024;
 
 const AGENT: &str = concat!("fastmcp/", env!("CARGO_PKG_VERSION"));
 
+/// The project's one way to connect over HTTP(S): https (Mozilla's roots) or plain http, HTTP/1.1 or h2 as
+/// TLS negotiates, no Nagle delay. The `ring` provider is passed, not taken from the process default, which
+/// is ambiguous (and panics) when the application also links rustls with aws-lc-rs.
+pub(crate) fn connector(connect_timeout: Duration) -> Result<HttpsConnector<HttpConnector>, rustls::Error> {
+    let mut http = HttpConnector::new();
+    http.enforce_http(false);
+    http.set_connect_timeout(Some(connect_timeout));
+    http.set_nodelay(true);
+    let builder = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())?;
+    Ok(builder.https_or_http().enable_http1().enable_http2().wrap_connector(http))
+}
+
 /// A client for the authorization server's endpoints (https, or http for a local one).
 #[derive(Clone)]
 pub(crate) struct Fetcher {
@@ -36,15 +49,8 @@ pub(crate) struct Fetcher {
 
 impl Fetcher {
     pub fn new(timeout: Duration, max_body: usize) -> Self {
-        let mut http = HttpConnector::new();
-        http.enforce_http(false);
-        http.set_connect_timeout(Some(timeout));
-        // The provider is passed, not taken from the process default, which is ambiguous (and panics) when
-        // the application also links rustls with aws-lc-rs.
-        let client = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())
-            .map(|builder| {
-                let connector = builder.https_or_http().enable_http1().wrap_connector(http);
+        let client = connector(timeout)
+            .map(|connector| {
                 // Idle connections are let go: the keys are fetched every few minutes at most.
                 Client::builder(TokioExecutor::new())
                     .pool_timer(TokioTimer::new())

@@ -9,7 +9,7 @@
 mod sse;
 
 use super::{BoxFuture, Exchange, Inbox, Incoming, Outgoing, Transport};
-use crate::auth::fetch::chain;
+use crate::auth::fetch::{chain, connector};
 use crate::client::{Authorizer, ClientError};
 use crate::protocol::{ErrorObject, RequestId};
 use bytes::Bytes;
@@ -155,20 +155,9 @@ impl HttpTransport {
             value.set_sensitive(true);
             headers.insert(name, value);
         }
-        let mut http = HttpConnector::new();
-        http.enforce_http(false);
-        http.set_connect_timeout(Some(options.timeout));
-        // SSE events are small writes; Nagle's algorithm would hold answers to the server's requests back.
-        http.set_nodelay(true);
-        // The provider is passed, not taken from the process default, which is ambiguous (and panics) when
-        // the application also links rustls with aws-lc-rs.
-        let connector = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())
-            .map_err(|e| ClientError::Transport(format!("no TLS client: {e}")))?
-            .https_or_http()
-            .enable_http1()
-            .enable_http2()
-            .wrap_connector(http);
+        // SSE events are small writes, which the connector sends without Nagle's delay.
+        let connector =
+            connector(options.timeout).map_err(|e| ClientError::Transport(format!("no TLS client: {e}")))?;
         let client = Client::builder(TokioExecutor::new())
             .timer(TokioTimer::new())
             .pool_timer(TokioTimer::new())
