@@ -103,7 +103,7 @@ impl Client {
         let arguments = serde_json::to_value(arguments)
             .map_err(|e| ClientError::Protocol(format!("the arguments could not be serialized: {e}")))?;
         let params = json!({ "name": name, "arguments": arguments });
-        parse(&self.with_input("tools/call", params, Some(name)).await?)
+        self.with_input("tools/call", params, name).await
     }
 
     /// Calls a tool and reads its structured result as `T` (a tool's failure is an `Err` here).
@@ -131,7 +131,7 @@ impl Client {
     }
 
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
-        parse(&self.with_input("resources/read", json!({ "uri": uri }), Some(uri)).await?)
+        self.with_input("resources/read", json!({ "uri": uri }), uri).await
     }
 
     pub async fn get_prompt<K: Into<String>, V: Into<String>>(
@@ -140,7 +140,7 @@ impl Client {
         arguments: impl IntoIterator<Item = (K, V)>,
     ) -> Result<GetPromptResult, ClientError> {
         let arguments: JsonObject = arguments.into_iter().map(|(k, v)| (k.into(), Value::String(v.into()))).collect();
-        parse(&self.with_input("prompts/get", json!({ "name": name, "arguments": arguments }), Some(name)).await?)
+        self.with_input("prompts/get", json!({ "name": name, "arguments": arguments }), name).await
     }
 
     /// Completions for one argument of a prompt or resource template.
@@ -204,42 +204,23 @@ impl Client {
     /// handlers and retried — a new request with `inputResponses` and the `requestState` echoed exactly —
     /// at most `max_rounds` times; a state-only round is retried after a short pause. Legacy: the server
     /// asks the handlers itself, on the session.
-    async fn with_input(&self, method: &str, params: Value, name: Option<&str>) -> Result<Box<RawValue>, ClientError> {
-        if self.era() == Era::Legacy {
-            return self.session.request(method, self.legacy_params(params), Vec::new()).await;
-        }
-        let mut retry = params.clone();
+    async fn with_input<T: DeserializeOwned>(&self, method: &str, params: Value, name: &str) -> Result<T, ClientError> {
+        let mut retry = Retry::default();
         for round in 0..self.max_rounds {
-            let raw = self.modern_request(method, retry.clone(), name).await?;
-            match result_type(&raw).as_deref() {
-                None | Some("complete") | Some("task") => return Ok(raw),
-                Some("input_required") => {}
-                Some(other) => {
-                    return Err(ClientError::Protocol(format!("{method} answered with resultType `{other}`")));
-                }
-            }
-            let asked: InputRequiredResult = parse(&raw)?;
-            if asked.input_requests.is_none() && asked.request_state.is_none() {
-                return Err(ClientError::Protocol(format!(
-                    "{method}: input_required with neither inputRequests nor requestState"
-                )));
-            }
-            retry = params.clone();
-            match asked.input_requests {
-                Some(requests) if !requests.is_empty() => {
-                    retry["inputResponses"] = serde_json::to_value(self.answer(requests).await?).unwrap_or_default();
-                }
+            let asked = match self.round(method, params.clone(), name, retry).await? {
+                Round::Complete(result) => return Ok(result),
+                Round::InputRequired(asked) => asked,
+            };
+            let responses = match asked.input_requests {
+                Some(requests) if !requests.is_empty() => Some(self.answer(requests).await?),
                 // State only: the server sheds load; back off a little before coming back.
                 _ => {
-                    tokio::time::sleep(
-                        Duration::from_millis(50 * (u64::from(round) + 1)).min(Duration::from_millis(250)),
-                    )
-                    .await
+                    let pause = Duration::from_millis(50 * (u64::from(round) + 1)).min(Duration::from_millis(250));
+                    tokio::time::sleep(pause).await;
+                    None
                 }
-            }
-            if let Some(state) = asked.request_state {
-                retry["requestState"] = Value::String(state);
-            }
+            };
+            retry = Retry { responses, request_state: asked.request_state, capabilities: None };
         }
         Err(ClientError::TooManyRounds(self.max_rounds))
     }
