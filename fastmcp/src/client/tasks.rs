@@ -23,8 +23,8 @@ pub struct TaskCall<'c> {
 
 impl Client {
     /// Calls a tool as a task: the client declares the tasks extension for this call, and a tool that
-    /// supports tasks answers at once with one. A server or tool without tasks answers with the result
-    /// itself, which comes back as `Err(Ok(result))`'s sibling: [`TaskOrResult::Result`].
+    /// supports tasks answers at once with one. A server or tool without tasks (and a legacy session)
+    /// answers with the result itself: [`TaskOrResult::Result`].
     pub async fn call_tool_as_task(
         &self,
         name: &str,
