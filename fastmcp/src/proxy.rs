@@ -30,11 +30,18 @@
 //! sampling, roots), so the upstream asks only for what the caller can answer. A state-only upstream round
 //! (no `inputRequests`) is retried by the proxy itself, a bounded number of times.
 //!
-//! A **legacy** upstream (the client settled on `initialize`) asks for input with server-to-client requests
-//! on its session, mid-call; those reach the proxy's own [`Client`] and are answered by the handlers
-//! registered on its [`ClientBuilder`](crate::client::ClientBuilder) (`on_elicit`, `on_sample`,
-//! `roots`), not by our caller. True pass-through needs a modern upstream.
-//!
+//! A **legacy** upstream (the client settled on `initialize`) asks with server-to-client requests on its
+//! session, mid-call. The client turns each into a round of the same shape (see
+//! [`Client::call_tool_round`]): the upstream call waits, parked in this process under a ticket that
+//! travels as the upstream "state", while our caller answers; the answers go back to the waiting upstream
+//! request. Build that client with [`ClientBuilder::declare`](crate::client::ClientBuilder::declare) for
+//! what callers may answer (a legacy session declares its capabilities once, at `initialize`). Over HTTP
+//! each question comes on its call's own stream, so concurrent calls each get their own; over stdio
+//! nothing says which call a question belongs to, so it reaches a caller only while that call is the one
+//! in flight (otherwise the proxy's own handlers, if any, answer it). A parked call lives in one process:
+//! a proxy to a legacy upstream is stateful, and a round that comes back to another replica, or after
+//! [`ClientBuilder::legacy_round_timeout`](crate::client::ClientBuilder::legacy_round_timeout), fails.
+
 //! # Errors
 //!
 //! A JSON-RPC error from upstream becomes ours with the same code, message and data. A failure to reach

@@ -1,7 +1,8 @@
-//! `FastMcp::proxy`: a proxy server built in this process, serving an example (a real process, over stdio)
-//! to a test client over Streamable HTTP on loopback, in each era of the outer client. The deploy flow's
-//! input requests pass through: the inner (proxy → upstream) client has no handlers at all, so only the
-//! outer client's handlers can answer them — in its modern retries, or asked by our legacy shim.
+//! `FastMcp::proxy`: a proxy server built in this process, serving an example (a real process, over stdio
+//! or HTTP, in either era) to a test client over Streamable HTTP on loopback, in each era of the outer
+//! client. The deploy flow's input requests pass through: the inner (proxy → upstream) client has no
+//! handlers at all, so only the outer client's handlers can answer them — in its modern retries, or asked
+//! by our legacy shim.
 
 use fastmcp::client::{Client, ClientBuilder, ClientError, EraChoice, Round};
 use fastmcp::protocol::{CreateMessageResult, ElicitResult, Era};
@@ -258,18 +259,131 @@ async fn a_wrapped_structured_result_is_not_wrapped_twice() {
     }
 }
 
-/// A legacy upstream asks on its own session, mid-call: the proxy's client answers with its handlers (the
-/// documented limit), and the outer client is never asked.
+/// The proxy's way to a legacy upstream: no handlers, only the capabilities its callers may answer
+/// declared at `initialize` (a legacy session declares them once).
+fn legacy_inner() -> ClientBuilder {
+    let capabilities = serde_json::from_value(json!({"elicitation": {}, "sampling": {}})).unwrap();
+    inner(EraChoice::Legacy).declare(capabilities)
+}
+
+/// The deploy example as its own process over Streamable HTTP: a legacy session there asks on the call's
+/// own SSE stream, which tells the proxy's client which call a question belongs to.
+async fn deploy_over_http() -> (tokio::process::Child, String) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let process = tokio::process::Command::new(example_bin("deploy"))
+        .env("FASTMCP_TRANSPORT", "http")
+        .env("FASTMCP_PORT", port.to_string())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the deploy example starts");
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    (process, format!("http://127.0.0.1:{port}/mcp"))
+}
+
+/// A legacy upstream asks with server-to-client requests, mid-call: each becomes a round of ours, so the
+/// outer client's handlers answer them in both of its eras, with the upstream over stdio and over HTTP.
 #[tokio::test]
-async fn a_legacy_upstream_is_answered_by_the_proxys_own_handlers() {
-    let b = inner(EraChoice::Legacy)
-        .on_elicit(|_| async { Ok(ElicitResult::accept(json!({"confirm": true}).as_object().cloned().unwrap())) })
-        .on_sample(|_| async { Ok(CreateMessageResult::text("proxy-model", "proxy notes")) });
-    let proxy = Proxy::connect(upstream("deploy", b).await).await.unwrap();
-    assert_eq!(proxy.client().era(), Era::Legacy);
-    let served = serve(proxy).await;
-    let client = outer(EraChoice::Modern).connect(&served.url).await.unwrap();
-    let result = client.call_tool("deploy", json!({"service": "api", "replicas": 2})).await.unwrap();
-    assert_eq!(text(&result), "Deployed api x2: proxy notes", "{result:?}");
+async fn a_legacy_upstreams_questions_pass_through_to_the_outer_client() {
+    let (_process, url) = deploy_over_http().await;
+    let ups = [
+        ("stdio", upstream("deploy", legacy_inner()).await),
+        ("http", legacy_inner().connect(&url).await.expect("the HTTP upstream connects")),
+    ];
+    for (way, up) in ups {
+        assert_eq!(up.era(), Era::Legacy);
+        let served = serve(Proxy::connect(up).await.unwrap()).await;
+        for (choice, era) in OUTER {
+            let asked = Arc::new(Mutex::new(Vec::<String>::new()));
+            let (elicited, sampled) = (asked.clone(), asked.clone());
+            let client = outer(choice)
+                .on_elicit(move |form| {
+                    elicited.lock().unwrap().push(form.message.clone());
+                    async move { Ok(ElicitResult::accept(json!({"confirm": true}).as_object().cloned().unwrap())) }
+                })
+                .on_sample(move |request| {
+                    sampled.lock().unwrap().push(format!("sample {}", request.max_tokens));
+                    async move { Ok(CreateMessageResult::text("outer-model", "outer notes")) }
+                })
+                .connect(&served.url)
+                .await
+                .unwrap();
+            assert_eq!(client.era(), era);
+            let result = client.call_tool("deploy", json!({"service": "api", "replicas": 2})).await.unwrap();
+            assert_eq!(text(&result), "Deployed api x2: outer notes", "{way} {choice:?}: {result:?}");
+            assert_eq!(*asked.lock().unwrap(), ["Deploy api x2?", "sample 200"], "{way} {choice:?}");
+            client.close().await;
+        }
+    }
+}
+
+/// Two outer calls at once through one HTTP legacy upstream: each question reaches the caller whose call
+/// asked it (the upstream asks on each call's own stream), never the other.
+#[tokio::test]
+async fn concurrent_calls_through_a_legacy_upstream_get_their_own_questions() {
+    let (_process, url) = deploy_over_http().await;
+    let served = serve(Proxy::connect(legacy_inner().connect(&url).await.unwrap()).await.unwrap()).await;
+    let caller = |service: &'static str| {
+        let url = served.url.clone();
+        async move {
+            let asked = Arc::new(Mutex::new(Vec::<String>::new()));
+            let elicited = asked.clone();
+            let client = outer(EraChoice::Modern)
+                .on_elicit(move |form| {
+                    elicited.lock().unwrap().push(form.message.clone());
+                    async move { Ok(ElicitResult::accept(json!({"confirm": true}).as_object().cloned().unwrap())) }
+                })
+                .on_sample(move |_| async move { Ok(CreateMessageResult::text("m", service)) })
+                .connect(&url)
+                .await
+                .unwrap();
+            let result = client.call_tool("deploy", json!({"service": service, "replicas": 1})).await.unwrap();
+            client.close().await;
+            (text(&result), asked.lock().unwrap().clone())
+        }
+    };
+    let (a, b) = tokio::join!(caller("alpha"), caller("beta"));
+    assert_eq!(a, ("Deployed alpha x1: alpha".to_owned(), vec!["Deploy alpha x1?".to_owned()]));
+    assert_eq!(b, ("Deployed beta x1: beta".to_owned(), vec!["Deploy beta x1?".to_owned()]));
+}
+
+/// The rounds a legacy call makes, seen on the client itself: the first ends with the server's question
+/// and a ticket; the answer resumes the same call (nothing runs twice upstream); a ticket kept past
+/// `legacy_round_timeout` is gone, and the call with it.
+#[tokio::test]
+async fn a_legacy_call_in_rounds_and_its_ticket_expiring() {
+    let client = upstream("deploy", legacy_inner().legacy_round_timeout(std::time::Duration::from_millis(300))).await;
+    let args = json!({"service": "db", "replicas": 1});
+    let Round::InputRequired(asked) = client.call_tool_round("deploy", &args, None, None).await.unwrap() else {
+        panic!("the first round asks");
+    };
+    let requests = asked.input_requests.expect("the server's question");
+    let (key, request) = requests.iter().next().unwrap();
+    assert_eq!(request.method(), "elicitation/create", "{requests:?}");
+    let state = asked.request_state.expect("a ticket");
+    let responses = [(key.clone(), serde_json::to_value(ElicitResult::decline()).unwrap())].into_iter().collect();
+    let Round::Complete(done) =
+        client.call_tool_round("deploy", &args, Some(responses), Some(state.clone())).await.unwrap()
+    else {
+        panic!("a declined form ends the flow");
+    };
+    assert_eq!(text(&done), "Deployment of db cancelled.");
+    // The ticket was used: it names nothing now.
+    let again = client.call_tool_round("deploy", &args, Some(Default::default()), Some(state)).await.unwrap_err();
+    assert!(again.to_string().contains("no legacy call is waiting"), "{again}");
+
+    let Round::InputRequired(asked) = client.call_tool_round("deploy", &args, None, None).await.unwrap() else {
+        panic!("the first round asks");
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    let late = client.call_tool_round("deploy", &args, Some(Default::default()), asked.request_state).await;
+    assert!(late.unwrap_err().to_string().contains("no legacy call is waiting"));
+    // The session goes on: the expired call was cancelled, not left hanging.
+    assert!(client.list_tools().await.is_ok());
     client.close().await;
 }

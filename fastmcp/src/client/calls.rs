@@ -205,6 +205,9 @@ impl Client {
     /// at most `max_rounds` times; a state-only round is retried after a short pause. Legacy: the server
     /// asks the handlers itself, on the session.
     async fn with_input<T: DeserializeOwned>(&self, method: &str, params: Value, name: &str) -> Result<T, ClientError> {
+        if self.era() == Era::Legacy {
+            return parse(&self.session.request(method, self.legacy_params(params), Vec::new()).await?);
+        }
         let mut retry = Retry::default();
         for round in 0..self.max_rounds {
             let asked = match self.round(method, params.clone(), name, retry).await? {
@@ -230,8 +233,9 @@ impl Client {
     /// caller. The first round has no `responses` and no `request_state`; a retry sends the answers to the
     /// previous round's `inputRequests` and its `requestState` echoed exactly.
     ///
-    /// Modern connections only: on a legacy session the server asks the handlers itself, mid-call, so a
-    /// round there always completes (and `responses`/`request_state` are refused as a protocol error).
+    /// On a legacy session the call runs on at the server between rounds: each server-to-client request it
+    /// makes for input ends a round here, its `request_state` a ticket for the call waiting in this
+    /// process (see [`ClientBuilder::legacy_round_timeout`](super::ClientBuilder::legacy_round_timeout)).
     pub async fn call_tool_round(
         &self,
         name: &str,
@@ -278,13 +282,7 @@ impl Client {
         retry: Retry,
     ) -> Result<Round<T>, ClientError> {
         if self.era() == Era::Legacy {
-            if retry.responses.is_some() || retry.request_state.is_some() {
-                return Err(ClientError::Protocol(format!(
-                    "{method}: a legacy session has no input_required rounds to retry"
-                )));
-            }
-            return parse(&self.session.request(method, self.legacy_params(params), Vec::new()).await?)
-                .map(Round::Complete);
+            return self.legacy_round(method, params, retry).await;
         }
         if let Some(responses) = retry.responses {
             params["inputResponses"] = serde_json::to_value(responses).unwrap_or_default();
@@ -397,7 +395,7 @@ impl Client {
     }
 
     /// A legacy request asks for progress when there is a handler to see it.
-    fn legacy_params(&self, mut params: Value) -> Value {
+    pub(crate) fn legacy_params(&self, mut params: Value) -> Value {
         if self.session.handlers().notification.is_some() {
             params["_meta"] = json!({ "progressToken": format!("p{}", self.progress.fetch_add(1, Ordering::Relaxed)) });
         }

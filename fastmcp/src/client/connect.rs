@@ -8,12 +8,13 @@ use super::transport::stdio::StdioTransport;
 use super::transport::{Incoming, Transport};
 use super::{Client, Discovered, Negotiated};
 use crate::protocol::{
-    CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitParams, ElicitResult, Era, Implementation,
-    InitializeResult, LoggingLevel, NOTIFY_INITIALIZED, ProtocolVersion, Root, codes,
+    ClientCapabilities, CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitParams, ElicitResult, Era,
+    Implementation, InitializeResult, LoggingLevel, NOTIFY_INITIALIZED, ProtocolVersion, Root, codes,
 };
 use serde_json::json;
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::mpsc;
 
 /// Which era the client speaks.
@@ -34,6 +35,7 @@ pub struct ClientBuilder {
     pub(crate) era: EraChoice,
     pub(crate) handlers: Handlers,
     pub(crate) max_rounds: u32,
+    pub(crate) legacy_round_timeout: Duration,
     pub(crate) log_level: Option<LoggingLevel>,
     #[cfg(feature = "http")]
     pub(crate) http: super::transport::http::HttpOptions,
@@ -47,6 +49,7 @@ impl ClientBuilder {
             era: EraChoice::Auto,
             handlers: Handlers::default(),
             max_rounds: 8,
+            legacy_round_timeout: Duration::from_secs(300),
             log_level: None,
             #[cfg(feature = "http")]
             http: Default::default(),
@@ -100,6 +103,21 @@ impl ClientBuilder {
     /// The most `input_required` rounds one call may take (default 8).
     pub fn max_rounds(mut self, rounds: u32) -> Self {
         self.max_rounds = rounds.max(1);
+        self
+    }
+
+    /// Declares capabilities beyond what the handlers answer: requests for them are passed to whoever calls
+    /// a `*_round` method (a [`Proxy`](crate::proxy::Proxy) passes them to its own caller) — on a legacy
+    /// session, where capabilities are declared once, at `initialize` — or else refused with `-32601`.
+    pub fn declare(mut self, capabilities: ClientCapabilities) -> Self {
+        self.handlers.declared = capabilities;
+        self
+    }
+
+    /// How long a legacy call stays parked between rounds waiting for its caller's answers (default
+    /// 5 minutes); then it is cancelled upstream. See [`Client::call_tool_round`].
+    pub fn legacy_round_timeout(mut self, timeout: Duration) -> Self {
+        self.legacy_round_timeout = timeout;
         self
     }
 
@@ -176,6 +194,8 @@ impl ClientBuilder {
             log_level: self.log_level,
             tools: Default::default(),
             progress: Default::default(),
+            parked: Default::default(),
+            legacy_round_timeout: self.legacy_round_timeout,
         };
         client.negotiated = match self.era {
             EraChoice::Modern => Negotiated::Modern(Box::new(discover(&client).await?)),

@@ -43,6 +43,8 @@ pub(crate) struct Handlers {
     pub sample: Option<SampleHandler>,
     pub roots: Option<Arc<Vec<Root>>>,
     pub notification: Option<NotificationHandler>,
+    /// Declared besides what the handlers answer (see `ClientBuilder::declare`).
+    pub declared: ClientCapabilities,
 }
 
 impl Handlers {
@@ -62,13 +64,15 @@ impl Handlers {
         self.sample = Some(Arc::new(move |params| Box::pin(handler(params))));
     }
 
-    /// Declares exactly what the handlers can answer: a server never asks for the rest.
+    /// Declares exactly what the handlers can answer, and what was declared besides: a server never asks
+    /// for the rest.
     pub fn capabilities(&self) -> ClientCapabilities {
+        let declared = self.declared.clone();
         ClientCapabilities {
-            elicitation: self.elicit.as_ref().map(|_| ElicitationCapability::default()),
-            sampling: self.sample.as_ref().map(|_| SamplingCapability::default()),
-            roots: self.roots.as_ref().map(|_| RootsCapability::default()),
-            ..ClientCapabilities::default()
+            elicitation: declared.elicitation.or(self.elicit.as_ref().map(|_| ElicitationCapability::default())),
+            sampling: declared.sampling.or(self.sample.as_ref().map(|_| SamplingCapability::default())),
+            roots: declared.roots.or(self.roots.as_ref().map(|_| RootsCapability::default())),
+            ..declared
         }
     }
 

@@ -18,6 +18,7 @@
 //! ```
 
 mod authorize;
+mod bridge;
 mod calls;
 mod connect;
 mod error;
@@ -63,6 +64,9 @@ pub struct Client {
     tools: std::sync::Mutex<HashMap<String, Tool>>,
     /// Progress tokens handed out.
     progress: AtomicU64,
+    /// Legacy calls between rounds (see [`bridge`]).
+    parked: bridge::Parked,
+    legacy_round_timeout: std::time::Duration,
 }
 
 /// What connecting settled.

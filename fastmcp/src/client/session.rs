@@ -32,6 +32,16 @@ pub(crate) struct Session {
     /// Subscriptions, each with the notifications it takes.
     watchers: Mutex<HashMap<u64, Watcher>>,
     next_watcher: AtomicI64,
+    /// Legacy calls whose server requests go to their caller rather than to the handlers (see
+    /// [`super::bridge`]), by request id.
+    routes: Mutex<HashMap<RequestId, mpsc::UnboundedSender<Asked>>>,
+}
+
+/// A server's request for input, passed to the caller of the request it belongs to.
+pub(crate) struct Asked {
+    pub method: String,
+    pub params: Value,
+    pub reply: oneshot::Sender<Result<Value, ErrorObject>>,
 }
 
 /// Which notifications a subscription takes.
@@ -64,6 +74,7 @@ impl Session {
             closed: AtomicBool::new(false),
             watchers: Mutex::new(HashMap::new()),
             next_watcher: AtomicI64::new(1),
+            routes: Mutex::new(HashMap::new()),
         });
         tokio::spawn(read(Arc::downgrade(&session), inbox));
         session
@@ -210,10 +221,49 @@ impl Session {
         self.handlers.notify(notification);
     }
 
-    /// A legacy server's request to the client, answered by the handlers.
-    async fn answer(self: Arc<Self>, id: RequestId, method: String, params: Option<Box<RawValue>>) {
+    /// From now until [`unroute`](Self::unroute), the server's requests that belong to request `id` go
+    /// to `to` instead of the handlers.
+    pub fn route(&self, id: RequestId, to: mpsc::UnboundedSender<Asked>) {
+        self.routes.lock().unwrap_or_else(|p| p.into_inner()).insert(id, to);
+    }
+
+    pub fn unroute(&self, id: &RequestId) {
+        self.routes.lock().unwrap_or_else(|p| p.into_inner()).remove(id);
+    }
+
+    /// Where a server request goes: the route of the request it came with (HTTP); on stdio, where nothing
+    /// says, the one routed call when there is exactly one — with several, none can be told from the others.
+    fn route_for(&self, related: Option<&RequestId>) -> Option<mpsc::UnboundedSender<Asked>> {
+        let routes = self.routes.lock().unwrap_or_else(|p| p.into_inner());
+        match related {
+            Some(id) => routes.get(id).cloned(),
+            None if !self.transport.relates_requests() && routes.len() == 1 => routes.values().next().cloned(),
+            None => None,
+        }
+    }
+
+    /// A legacy server's request to the client: answered by the caller of the request it belongs to when
+    /// that caller asked for it, else by the handlers.
+    async fn answer(
+        self: Arc<Self>,
+        id: RequestId,
+        method: String,
+        params: Option<Box<RawValue>>,
+        related: Option<RequestId>,
+    ) {
         let params: Value = params.and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or(Value::Null);
-        let result = answer_input(&self.handlers, &method, params).await;
+        let route = if method == "ping" { None } else { self.route_for(related.as_ref()) };
+        let result = match route {
+            Some(route) => {
+                let (reply, answered) = oneshot::channel();
+                let gone = || ErrorObject::internal("the request this belongs to has ended");
+                match route.send(Asked { method: method.clone(), params, reply }) {
+                    Ok(()) => answered.await.unwrap_or_else(|_| Err(gone())),
+                    Err(_) => Err(gone()),
+                }
+            }
+            None => answer_input(&self.handlers, &method, params).await,
+        };
         let json = match result {
             Ok(result) => response_json(&id, result),
             Err(error) => error_json(Some(&id), &error),
@@ -308,21 +358,26 @@ impl Drop for InFlight {
 async fn read(session: std::sync::Weak<Session>, mut inbox: mpsc::UnboundedReceiver<Incoming>) {
     while let Some(incoming) = inbox.recv().await {
         let Some(session) = session.upgrade() else { return };
-        match incoming {
-            Incoming::Message(text) => match Inbound::parse(&text) {
-                Ok(Inbound::Response { id, outcome }) => session.settle(&id, outcome.map_err(ClientError::Rpc)),
-                Ok(Inbound::Notification(note)) => session.notification(&note.method, note.params.as_deref()),
-                Ok(Inbound::Request(req)) => {
-                    tokio::spawn(session.clone().answer(req.id, req.method, req.params));
-                }
-                Err(rejected) => {
-                    tracing::warn!("the server sent what is not JSON-RPC ({}): {text:.200}", rejected.error.message)
-                }
-            },
-            Incoming::Failed { id, error } => session.settle(&id, Err(error)),
+        let (text, related) = match incoming {
+            Incoming::Message(text) => (text, None),
+            Incoming::OnStream { text, request } => (text, Some(request)),
+            Incoming::Failed { id, error } => {
+                session.settle(&id, Err(error));
+                continue;
+            }
             Incoming::Closed(why) => {
                 session.close_all(why);
                 return;
+            }
+        };
+        match Inbound::parse(&text) {
+            Ok(Inbound::Response { id, outcome }) => session.settle(&id, outcome.map_err(ClientError::Rpc)),
+            Ok(Inbound::Notification(note)) => session.notification(&note.method, note.params.as_deref()),
+            Ok(Inbound::Request(req)) => {
+                tokio::spawn(session.clone().answer(req.id, req.method, req.params, related));
+            }
+            Err(rejected) => {
+                tracing::warn!("the server sent what is not JSON-RPC ({}): {text:.200}", rejected.error.message)
             }
         }
     }

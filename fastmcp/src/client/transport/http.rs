@@ -256,6 +256,10 @@ impl Transport for HttpTransport {
         true
     }
 
+    fn relates_requests(&self) -> bool {
+        true
+    }
+
     fn session_opened(&self) {
         self.open_standalone();
     }
@@ -611,7 +615,10 @@ impl Shared {
                 }
                 progress = true;
                 let answered = id.is_some_and(|id| answers(&event.data, id));
-                self.push_message(event.data);
+                match id {
+                    Some(id) => self.push(Incoming::OnStream { text: event.data, request: id.clone() }),
+                    None => self.push_message(event.data),
+                }
                 if answered {
                     return (End::Answered, progress);
                 }
@@ -913,8 +920,14 @@ mod tests {
     }
 
     async fn message(rx: &mut Rx) -> Value {
+        message_on(rx).await.0
+    }
+
+    /// A message, and the request whose stream it came on (none: a JSON body, or the standalone stream).
+    async fn message_on(rx: &mut Rx) -> (Value, Option<RequestId>) {
         match next(rx).await {
-            Incoming::Message(text) => serde_json::from_str(&text).expect("JSON"),
+            Incoming::Message(text) => (serde_json::from_str(&text).expect("JSON"), None),
+            Incoming::OnStream { text, request } => (serde_json::from_str(&text).expect("JSON"), Some(request)),
             other => panic!("not a message: {other:?}"),
         }
     }
@@ -1149,10 +1162,12 @@ mod tests {
         let _exchange = t.send(legacy(Some(2), "tools/list", json!({}))).await.expect("sent");
         assert_eq!(message(&mut rx).await["result"]["tools"].as_array().map(Vec::len), Some(2));
 
-        // The shim's request to the client comes on the call's stream; the answer goes back as a POST.
+        // The shim's request to the client comes on the call's stream, saying so; the answer goes back as
+        // a POST.
         let _call = t.send(legacy(Some(3), "tools/call", json!({"name": "roots", "arguments": {}}))).await.unwrap();
-        let asked = message(&mut rx).await;
+        let (asked, on) = message_on(&mut rx).await;
         assert_eq!(asked["method"], "roots/list", "{asked}");
+        assert_eq!(on, Some(RequestId::Number(3)), "it belongs to the call");
         let answer = json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"roots": [{"uri": "file:///work"}]}});
         let answer = Outgoing { json: answer.to_string(), id: None, headers: vec![] };
         let _ = t.send(answer).await.expect("delivered");
@@ -1168,10 +1183,14 @@ mod tests {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
         let _call = t.send(legacy(Some(4), "tools/call", json!({"name": "changed", "arguments": {}}))).await.unwrap();
-        let mut got = vec![message(&mut rx).await, message(&mut rx).await];
-        got.sort_by_key(|m| m["id"].is_null());
-        assert_eq!(got[0]["id"], 4, "{got:?}");
-        assert_eq!(got[1]["method"], "notifications/tools/list_changed", "{got:?}");
+        let mut got = vec![message_on(&mut rx).await, message_on(&mut rx).await];
+        got.sort_by_key(|(m, _)| m["id"].is_null());
+        assert_eq!(got[0].0["id"], 4, "{got:?}");
+        assert_eq!(
+            got[1],
+            (json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}}), None),
+            "{got:?}"
+        );
         let get = s.seen().into_iter().find(|seen| seen.method == Method::GET).unwrap();
         assert_eq!(get.header("accept"), Some(EVENT_STREAM));
         assert_eq!(get.header("mcp-session-id"), Some(session.as_str()));

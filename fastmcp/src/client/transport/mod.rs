@@ -30,6 +30,9 @@ pub(crate) struct Outgoing {
 pub(crate) enum Incoming {
     /// A JSON-RPC message's text (a response, a notification, or — legacy — a request to the client).
     Message(String),
+    /// A message that came on `request`'s own answer stream (HTTP): a server request there is part of
+    /// that request's work.
+    OnStream { text: String, request: RequestId },
     /// A request could not be delivered, or its answer not read (an HTTP error status, a broken stream):
     /// the request fails with this.
     Failed { id: RequestId, error: ClientError },
@@ -52,6 +55,9 @@ pub(crate) trait Transport: Send + Sync + 'static {
     fn closes_streams(&self) -> bool;
     /// A legacy session was opened (`initialize` answered): HTTP opens the session's standalone stream.
     fn session_opened(&self) {}
+    /// Whether a server request says which client request it belongs to ([`Incoming::OnStream`], HTTP);
+    /// on stdio nothing does.
+    fn relates_requests(&self) -> bool;
 }
 
 /// A message in flight; dropping it abandons its answer stream.

@@ -100,4 +100,8 @@ impl Transport for StdioTransport {
     fn closes_streams(&self) -> bool {
         false
     }
+
+    fn relates_requests(&self) -> bool {
+        false
+    }
 }
