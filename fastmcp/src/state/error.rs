@@ -7,11 +7,15 @@ use std::fmt;
 /// The message every refused `requestState` gets on the wire, whatever the reason.
 pub const INVALID_STATE_MESSAGE: &str = "Invalid or expired requestState";
 
+/// The `data.reason` every refused `requestState` gets on the wire, whatever the precise reason (as the
+/// TypeScript SDK's codec answers).
+pub const INVALID_STATE_REASON: &str = "invalid_request_state";
+
 /// Why a token could not be minted or was refused.
 ///
 /// The variant is the precise reason, for logs and tests. The client sees only
 /// [`to_error_object`](StateError::to_error_object): `-32602` with the fixed message
-/// [`INVALID_STATE_MESSAGE`] and a coarse `data.reason` (`"expired"` or `"invalid"`).
+/// [`INVALID_STATE_MESSAGE`] and `data.reason` [`INVALID_STATE_REASON`].
 ///
 /// `StateError` converts into [`crate::Error`] with `?`, keeping that wire form. It deliberately does not
 /// implement `std::error::Error`: through that blanket conversion it would become an internal error whose
@@ -52,12 +56,10 @@ impl StateError {
         matches!(self, Self::LocalsTooLarge { .. } | Self::Unserializable(_) | Self::Randomness)
     }
 
-    /// The coarse reason a client may see: `"expired"` or `"invalid"`. Never names keys or internals.
+    /// The reason a client may see: [`INVALID_STATE_REASON`], for every refusal. The precise one (expired,
+    /// forged, bound to another request, …) goes only to tracing, so a client learns nothing it could probe.
     pub fn public_reason(&self) -> &'static str {
-        match self {
-            Self::Expired => "expired",
-            _ => "invalid",
-        }
+        INVALID_STATE_REASON
     }
 
     /// A short stable name of the precise reason, for logs and metrics.
@@ -79,7 +81,7 @@ impl StateError {
     }
 
     /// The JSON-RPC error the client sees: `-32602` `"Invalid or expired requestState"` with
-    /// `data.reason`, or for a minting failure a plain `-32603`.
+    /// `data: {"reason": "invalid_request_state"}`, or for a minting failure a plain `-32603`.
     pub fn to_error_object(&self) -> ErrorObject {
         if self.is_minting() {
             ErrorObject::internal("Internal error: could not create requestState")
@@ -140,9 +142,9 @@ mod tests {
         let obj = e.to_error_object(Era::Modern);
         assert_eq!(obj.code, -32602);
         assert_eq!(obj.message, "Invalid or expired requestState");
-        assert_eq!(obj.data, Some(json!({"reason": "invalid"})));
+        assert_eq!(obj.data, Some(json!({"reason": "invalid_request_state"})));
         let obj = StateError::Expired.to_error_object();
-        assert_eq!(obj.data, Some(json!({"reason": "expired"})));
+        assert_eq!(obj.data, Some(json!({"reason": "invalid_request_state"})), "expiry is not told apart");
         assert_eq!(StateError::Randomness.to_error_object().code, -32603);
     }
 }

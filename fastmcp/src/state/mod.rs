@@ -54,7 +54,7 @@ mod error;
 mod keys;
 
 pub use binding::{ArgumentsDigest, Binding, Method};
-pub use error::{INVALID_STATE_MESSAGE, StateError};
+pub use error::{INVALID_STATE_MESSAGE, INVALID_STATE_REASON, StateError};
 pub use keys::{KeyError, MIN_KEY_BYTES, StateKeys};
 
 use base64::Engine as _;

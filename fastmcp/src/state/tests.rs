@@ -394,18 +394,21 @@ fn refusals_reach_the_client_as_one_coarse_error() {
     use crate::protocol::Era;
     let token = mint(Form::Signed);
     let kid = codec(Form::Signed).keys().key_ids().next().unwrap().to_owned();
+    let other = Binding::new(Method::ToolsCall, "other", ArgumentsDigest::of_json(&json!({})), None, 0);
     let cases = [
-        (open(Form::Signed, &token.replace("v1.", "v9.")).unwrap_err(), "invalid"),
-        (open(Form::Signed, &format!("{token}x")).unwrap_err(), "invalid"),
-        (codec_with(Form::Signed, &[KEY_B]).open_at(t0(), &token, &binding()).unwrap_err(), "invalid"),
-        (codec(Form::Signed).open_at(t0() + DEFAULT_TTL, &token, &binding()).unwrap_err(), "expired"),
+        open(Form::Signed, &token.replace("v1.", "v9.")).unwrap_err(),
+        open(Form::Signed, &format!("{token}x")).unwrap_err(),
+        open(Form::Signed, "v1.garbage").unwrap_err(),
+        codec_with(Form::Signed, &[KEY_B]).open_at(t0(), &token, &binding()).unwrap_err(),
+        codec(Form::Signed).open_at(t0() + DEFAULT_TTL, &token, &binding()).unwrap_err(),
+        codec(Form::Signed).open_at(t0(), &token, &other).unwrap_err(),
     ];
-    for (e, reason) in cases {
+    for e in cases {
         let err: crate::Error = e.clone().into();
         let obj = err.to_error_object(Era::Modern);
         assert_eq!(obj.code, -32602);
         assert_eq!(obj.message, "Invalid or expired requestState");
-        assert_eq!(obj.data, Some(json!({ "reason": reason })), "{e:?}");
+        assert_eq!(obj.data, Some(json!({ "reason": "invalid_request_state" })), "{e:?}");
         let wire = serde_json::to_string(&obj).unwrap();
         assert!(!wire.contains(&kid), "{wire}");
     }
