@@ -59,8 +59,23 @@ impl std::fmt::Display for OutboundError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Closed => f.write_str("the connection closed before the client answered"),
-            Self::TimedOut(after) => write!(f, "the client did not answer within {} s", after.as_secs()),
+            Self::TimedOut(after) => write!(f, "the client did not answer within {}", Seconds(*after)),
             Self::Client(e) => write!(f, "the client answered with error {}: {}", e.code, e.message),
+        }
+    }
+}
+
+/// A duration as people read it: milliseconds under a second (`300 ms`), else seconds (`2 s`, `1.5 s`).
+struct Seconds(Duration);
+
+impl std::fmt::Display for Seconds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ms = self.0.as_millis();
+        match ms {
+            0 => write!(f, "{} µs", self.0.as_micros()),
+            1..1000 => write!(f, "{ms} ms"),
+            _ if ms.is_multiple_of(1000) => write!(f, "{} s", ms / 1000),
+            _ => write!(f, "{} s", self.0.as_secs_f64()),
         }
     }
 }
@@ -113,5 +128,21 @@ impl Outbound {
             InputRequest::CreateMessage(p) => self.request(request.method(), p, timeout).await,
             InputRequest::ListRoots => self.request(request.method(), &serde_json::json!({}), timeout).await,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeouts_read_in_the_unit_that_fits() {
+        let text = |ms| OutboundError::TimedOut(Duration::from_millis(ms)).to_string();
+        assert_eq!(text(300), "the client did not answer within 300 ms");
+        assert_eq!(text(2000), "the client did not answer within 2 s");
+        assert_eq!(text(1500), "the client did not answer within 1.5 s");
+        assert_eq!(text(600_000), "the client did not answer within 600 s");
+        let tiny = OutboundError::TimedOut(Duration::from_micros(250)).to_string();
+        assert_eq!(tiny, "the client did not answer within 250 µs");
     }
 }
