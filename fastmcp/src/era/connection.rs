@@ -128,8 +128,11 @@ impl Connection {
     /// session id), at the version its `MCP-Protocol-Version` names (2025-03-26 when absent, as the spec says
     /// to assume); nothing can be pushed to the client.
     pub async fn serve_alone(engine: &Arc<Engine>, req: Classified, headers: &dyn Headers) -> Answer {
-        let session = if req.route == Route::Probe || req.is_sequential() {
+        let session = if req.route == Route::Probe {
             Session::default()
+        } else if req.is_sequential() {
+            // `initialize`: it opens nothing, and says so in the capabilities it answers with.
+            Session::alone()
         } else {
             let version = match headers.text(PROTOCOL_VERSION_HEADER) {
                 None => ProtocolVersion::V2025_03_26,

@@ -32,6 +32,11 @@ use tokio_util::sync::CancellationToken;
 const NO_HTTP_SESSION: &str = "there is no session on this request: the server serves legacy HTTP without \
      sessions. Serve HTTP with sessions, or keep state across rounds in locals that live across `.ask()`";
 
+/// Why a server serving legacy HTTP without sessions has no `resources/subscribe`.
+const NO_SUBSCRIPTIONS: &str = "is not available on a server that serves legacy HTTP without sessions \
+     (HttpOptions::sessions = false, FASTMCP_STATELESS): there is no session to send updates on. Serve HTTP with \
+     sessions, or use protocol 2026-07-28, where subscriptions/listen streams resource updates";
+
 /// What the connection lends one legacy request: where its messages go, and its cancellation.
 pub(crate) struct Channel {
     /// Where server-to-client requests go; `None` where nothing can be pushed (legacy HTTP alone).
@@ -66,6 +71,10 @@ pub(crate) async fn serve(server: &Server, session: &Session, req: Classified, c
                     let outcome = call_handler(server, &method, call, &ctx, &link).await;
                     return finish(&id, &method, version(), outcome);
                 }
+                Body::Subscribe(_) | Body::Unsubscribe(_) if session.stateless => Err(Error::rpc(ErrorObject::new(
+                    crate::protocol::codes::METHOD_NOT_FOUND,
+                    format!("Method not found: {method} {NO_SUBSCRIPTIONS}"),
+                ))),
                 Body::Subscribe(uri) | Body::Unsubscribe(uri) if server.inner.registry.resolve(&uri).is_none() => {
                     Err(Error::resource_not_found(uri))
                 }
@@ -159,6 +168,12 @@ fn initialize(server: &Server, session: &Session, params: Box<InitializeParams>)
     let inner = &server.inner;
     // Tasks are a modern-era extension here: a legacy session's calls run synchronously.
     let mut capabilities = inner.capabilities.clone();
+    // Without a session nothing could carry `notifications/resources/updated`.
+    if session.stateless
+        && let Some(resources) = &mut capabilities.resources
+    {
+        resources.subscribe = None;
+    }
     if let Some(extensions) = &mut capabilities.extensions {
         extensions.remove(TASKS_EXTENSION);
         if extensions.is_empty() {

@@ -41,6 +41,11 @@ impl Session {
         session
     }
 
+    /// The session of an `initialize` served alone (legacy HTTP without sessions): it opens nothing.
+    pub fn alone() -> Self {
+        Self { stateless: true, ..Self::default() }
+    }
+
     pub fn mark_initialized(&self) {
         self.initialized.store(true, Ordering::Relaxed);
     }
