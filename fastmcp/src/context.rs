@@ -19,12 +19,28 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 tokio::task_local! {
     static CURRENT: Context;
+}
+
+/// The eight RFC 5424 levels as methods, on [`Context`] and [`Logger`] (each has `log(level, data)`).
+macro_rules! levels {
+    () => {
+        levels! {
+            debug Debug, info Info, notice Notice, warning Warning, error Error, critical Critical, alert Alert,
+            emergency Emergency
+        }
+    };
+    ($($name:ident $level:ident),*) => {$(
+        #[doc = concat!("Logs `message` at level `", stringify!($name), "` (see [`Context::log`]).")]
+        pub async fn $name(&self, message: impl Into<String>) {
+            self.log(LoggingLevel::$level, message.into()).await
+        }
+    )*};
 }
 
 /// What the runtime knows about the request being served. Cheap to clone.
@@ -71,6 +87,7 @@ pub(crate) trait Announce: Send + Sync {
 struct Inner {
     scope: Scope,
     auth: Option<Arc<AccessToken>>,
+    http: Option<HttpRequest>,
     cancel: CancellationToken,
     /// Logs at or above this level are sent; `None` sends none.
     log_level: Option<LoggingLevel>,
@@ -81,21 +98,46 @@ struct Inner {
     announce: Option<Arc<dyn Announce>>,
 }
 
-/// State kept per legacy connection: values handlers store, and what to run when the session ends.
-#[derive(Default)]
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+type OnClose = Box<dyn FnOnce() + Send>;
+
+/// State kept per connection (a legacy session, or a stdio connection in either era): values handlers
+/// store, and what to run when it ends.
 pub(crate) struct SessionState {
     values: Mutex<HashMap<String, Value>>,
-    on_close: Mutex<Vec<Box<dyn FnOnce() + Send>>>,
+    /// `None` once the session has ended.
+    on_close: Mutex<Option<Vec<OnClose>>>,
+}
+
+impl Default for SessionState {
+    fn default() -> Self {
+        Self { values: Mutex::default(), on_close: Mutex::new(Some(Vec::new())) }
+    }
 }
 
 impl SessionState {
-    fn values(&self) -> std::sync::MutexGuard<'_, HashMap<String, Value>> {
-        self.values.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    fn values(&self) -> MutexGuard<'_, HashMap<String, Value>> {
+        lock(&self.values)
     }
 
-    /// Runs the `on_close` callbacks, once.
+    /// Runs `callback` when the session ends, or now if it already has: each callback runs exactly once.
+    fn on_close(&self, callback: OnClose) {
+        let mut callbacks = lock(&self.on_close);
+        match callbacks.as_mut() {
+            Some(callbacks) => callbacks.push(callback),
+            None => {
+                drop(callbacks);
+                callback();
+            }
+        }
+    }
+
+    /// Runs the `on_close` callbacks, the first time it is called; later calls do nothing.
     pub(crate) fn close(&self) {
-        let callbacks = std::mem::take(&mut *self.on_close.lock().unwrap_or_else(|p| p.into_inner()));
+        let callbacks = lock(&self.on_close).take().unwrap_or_default();
         for callback in callbacks {
             callback();
         }
@@ -125,6 +167,102 @@ pub(crate) struct Extras {
     pub client: Option<Arc<dyn ClientLink>>,
     pub announce: Option<Arc<dyn Announce>>,
     pub auth: Option<Arc<AccessToken>>,
+    /// The HTTP request the message came in (HTTP transports only).
+    pub http: Option<HttpRequest>,
+}
+
+/// Headers [`HttpRequest`] withholds from handlers: credentials and the session's bearer id, which a handler
+/// has no business reading and could leak into logs or results.
+pub const REDACTED_HEADERS: [&str; 8] = [
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "set-cookie",
+    "mcp-session-id",
+    "x-api-key",
+    "x-auth-token",
+    "x-amz-security-token",
+];
+
+/// What an HTTP transport knows of the request a message came in: it implements this over its own types,
+/// so nothing is copied unless a handler asks.
+pub(crate) trait HttpParts: Send + Sync {
+    fn method(&self) -> &str;
+    /// The request target in origin form: the path and the query.
+    fn target(&self) -> &str;
+    /// Every header, names lowercase, in the order received.
+    fn headers(&self) -> Vec<(&str, &[u8])>;
+}
+
+/// The HTTP request a message came in: method, path and headers, with [`REDACTED_HEADERS`] withheld.
+/// `None` from [`Context::http`] on stdio. Cheap to clone.
+#[derive(Clone)]
+pub struct HttpRequest {
+    parts: Arc<dyn HttpParts>,
+}
+
+impl HttpRequest {
+    // Made by the HTTP transport only: a stdio-only build never makes one.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn new(parts: Arc<dyn HttpParts>) -> Self {
+        Self { parts }
+    }
+
+    /// `POST`, on every request a handler serves.
+    pub fn method(&self) -> &str {
+        self.parts.method()
+    }
+
+    /// The path and query the request was sent to (`/mcp`, `/mcp?tenant=a`).
+    pub fn path(&self) -> &str {
+        self.parts.target()
+    }
+
+    /// Whether a header of this name is withheld from handlers.
+    pub fn is_redacted(name: &str) -> bool {
+        REDACTED_HEADERS.iter().any(|r| r.eq_ignore_ascii_case(name))
+    }
+
+    /// The first value of a header (any case), if present, not redacted and UTF-8.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        if Self::is_redacted(name) {
+            return None;
+        }
+        self.parts
+            .headers()
+            .into_iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .and_then(|(_, v)| std::str::from_utf8(v).ok())
+    }
+
+    /// Every header that is not redacted (names lowercase, values that are UTF-8), in the order received.
+    pub fn headers(&self) -> Vec<(&str, &str)> {
+        self.parts
+            .headers()
+            .into_iter()
+            .filter(|(n, _)| !Self::is_redacted(n))
+            .filter_map(|(n, v)| Some((n, std::str::from_utf8(v).ok()?)))
+            .collect()
+    }
+
+    /// The names of the headers the request had but that are withheld.
+    pub fn redacted_headers(&self) -> Vec<&str> {
+        let mut names: Vec<&str> =
+            self.parts.headers().into_iter().map(|(n, _)| n).filter(|n| Self::is_redacted(n)).collect();
+        names.dedup();
+        names
+    }
+}
+
+impl std::fmt::Debug for HttpRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpRequest")
+            .field("method", &self.method())
+            .field("path", &self.path())
+            .field("headers", &self.headers())
+            .field("redacted", &self.redacted_headers())
+            .finish()
+    }
 }
 
 const NO_CLIENT: &str = "this context has no client to send requests to (it was made outside a server, with \
@@ -141,6 +279,7 @@ impl Context {
             inner: Arc::new(Inner {
                 scope,
                 auth: extras.auth,
+                http: extras.http,
                 cancel: extras.cancel.unwrap_or_default(),
                 log_level: extras.log_level,
                 progress_token: extras.progress_token,
@@ -183,6 +322,7 @@ impl Context {
         let extras = Extras {
             cancel: Some(cancel),
             auth: self.inner.auth.clone(),
+            http: self.inner.http.clone(),
             announce: self.inner.announce.clone(),
             session,
             client: Some(client),
@@ -191,14 +331,62 @@ impl Context {
         Context::with(self.inner.scope.clone(), extras)
     }
 
-    /// The context of the request the current task is serving, if any.
+    /// The context of the request the current task is serving: inside a handler (and everything it awaits),
+    /// the handler's own. `None` outside a request — in `main`, in a test without a server, and in a task
+    /// the handler spawned with `tokio::spawn` (a task-local does not follow a spawn): spawn with
+    /// [`Context::spawn`], or wrap the future in [`Context::scope`], to carry it along.
     pub fn current() -> Option<Context> {
         CURRENT.try_with(Clone::clone).ok()
     }
 
-    /// Runs `fut` with this context as [`Context::current`].
-    pub(crate) async fn scope<F: Future>(self, fut: F) -> F::Output {
+    /// Runs `fut` with this context as [`Context::current`]: for work a handler hands to another task, a
+    /// `tokio::task::JoinSet` or a stream, whose code reads the context ambiently.
+    ///
+    /// ```
+    /// # use fastmcp::prelude::*;
+    /// async fn audited(step: &str) {
+    ///     if let Some(ctx) = Context::current() {
+    ///         ctx.info(format!("{step} done")).await;
+    ///     }
+    /// }
+    ///
+    /// #[tool]
+    /// async fn migrate(ctx: Context) -> String {
+    ///     let mut jobs = tokio::task::JoinSet::new();
+    ///     for step in ["schema", "data"] {
+    ///         jobs.spawn(ctx.clone().scope(audited(step)));
+    ///     }
+    ///     jobs.join_all().await;
+    ///     "migrated".into()
+    /// }
+    /// ```
+    pub async fn scope<F: Future>(self, fut: F) -> F::Output {
         CURRENT.scope(self, fut).await
+    }
+
+    /// Spawns `fut` on the tokio runtime with this context as its [`Context::current`] (`tokio::spawn` of
+    /// [`scope`](Self::scope)). The task outlives the request if the handler doesn't await it: its logs and
+    /// progress go nowhere once the response is sent, and [`cancellation`](Self::cancellation) is how it
+    /// learns that the request was cancelled or timed out.
+    ///
+    /// ```
+    /// # use fastmcp::prelude::*;
+    /// #[tool]
+    /// async fn warm_cache(ctx: Context) -> Result<String> {
+    ///     let job = ctx.spawn(async {
+    ///         let ctx = Context::current().expect("carried into the task");
+    ///         ctx.info("warming").await;
+    ///         ctx.request_id().to_string()
+    ///     });
+    ///     Ok(format!("warmed for request {}", job.await?))
+    /// }
+    /// ```
+    pub fn spawn<F>(&self, fut: F) -> tokio::task::JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        tokio::spawn(self.clone().scope(fut))
     }
 
     /// The JSON-RPC id of the request being served.
@@ -233,6 +421,12 @@ impl Context {
         self.inner.auth.as_deref()
     }
 
+    /// The HTTP request this message came in — method, path and headers, credentials withheld (see
+    /// [`HttpRequest`]); `None` on stdio.
+    pub fn http(&self) -> Option<&HttpRequest> {
+        self.inner.http.as_ref()
+    }
+
     // ---- cancellation ------------------------------------------------------------------------------------
 
     /// Fires when the client cancels the request (`notifications/cancelled`, or a modern HTTP response stream
@@ -252,44 +446,25 @@ impl Context {
     /// through `logging/setLevel` (everything until it does), on the modern protocol through the request's
     /// `_meta` log level (nothing without one). Never fails the handler.
     pub async fn log(&self, level: LoggingLevel, data: impl Serialize) {
+        self.log_as(None, level, data).await
+    }
+
+    async fn log_as(&self, logger: Option<&str>, level: LoggingLevel, data: impl Serialize) {
         let Some(threshold) = self.inner.log_level else { return };
         if level < threshold {
             return;
         }
         let data = serde_json::to_value(data).unwrap_or_else(|e| Value::String(format!("<unserializable: {e}>")));
-        self.notify(NOTIFY_MESSAGE, LoggingMessageParams { level, logger: None, data }).await;
+        let logger = logger.map(str::to_owned);
+        self.notify(NOTIFY_MESSAGE, LoggingMessageParams { level, logger, data }).await;
     }
 
-    pub async fn debug(&self, message: impl Into<String>) {
-        self.log(LoggingLevel::Debug, message.into()).await
-    }
+    levels!();
 
-    pub async fn info(&self, message: impl Into<String>) {
-        self.log(LoggingLevel::Info, message.into()).await
-    }
-
-    pub async fn notice(&self, message: impl Into<String>) {
-        self.log(LoggingLevel::Notice, message.into()).await
-    }
-
-    pub async fn warning(&self, message: impl Into<String>) {
-        self.log(LoggingLevel::Warning, message.into()).await
-    }
-
-    pub async fn error(&self, message: impl Into<String>) {
-        self.log(LoggingLevel::Error, message.into()).await
-    }
-
-    pub async fn critical(&self, message: impl Into<String>) {
-        self.log(LoggingLevel::Critical, message.into()).await
-    }
-
-    pub async fn alert(&self, message: impl Into<String>) {
-        self.log(LoggingLevel::Alert, message.into()).await
-    }
-
-    pub async fn emergency(&self, message: impl Into<String>) {
-        self.log(LoggingLevel::Emergency, message.into()).await
+    /// Log messages under a logger name (the `logger` field of `notifications/message`):
+    /// `ctx.logger("db").info("connected").await`.
+    pub fn logger(&self, name: impl Into<String>) -> Logger {
+        Logger { ctx: self.clone(), name: name.into().into() }
     }
 
     // ---- progress ----------------------------------------------------------------------------------------
@@ -346,10 +521,15 @@ impl Context {
         Ok(self.session()?.values().remove(key).is_some())
     }
 
-    /// Runs `callback` when this session ends (the connection closes).
-    pub fn on_close(&self, callback: impl FnOnce() + Send + 'static) -> Result<()> {
-        self.session()?.on_close.lock().unwrap_or_else(|p| p.into_inner()).push(Box::new(callback));
-        Ok(())
+    /// Runs `callback` once, when this session ends: a legacy HTTP session is deleted or reaped, a stdio
+    /// connection closes (stdio's one session serves both eras). If it has already ended, `callback` runs
+    /// now. Where there is no session (modern HTTP, legacy HTTP without sessions, a task) this does nothing:
+    /// nothing will end.
+    pub fn on_close(&self, callback: impl FnOnce() + Send + 'static) {
+        match &self.inner.session {
+            Session::Open(state) => state.on_close(Box::new(callback)),
+            Session::None(_) => tracing::debug!("on_close without a session: nothing to watch"),
+        }
     }
 
     // ---- deprecated push calls -----------------------------------------------------------------------------
@@ -364,20 +544,51 @@ impl Context {
         A::answer("push", &mut responses).map_err(Error::invalid_params)
     }
 
-    /// Deprecated: asks the client's model directly. Prefer `Sample::prompt(..).ask().await`.
+    /// Asks the client's model directly, on a legacy session only (elsewhere an error naming `.ask()`).
+    #[deprecated(
+        note = "works only on legacy sessions; use `Sample::prompt(..).ask().await?` in the handler body, which works on both protocol eras"
+    )]
     pub async fn sample(&self, sample: Sample) -> Result<Sampled> {
         self.push(sample).await
     }
 
-    /// Deprecated: shows the user a form directly. Prefer `T::elicit(..).ask().await`.
+    /// Shows the user a form directly, on a legacy session only (elsewhere an error naming `.ask()`).
+    #[deprecated(
+        note = "works only on legacy sessions; use `T::elicit(..).ask().await?` in the handler body, which works on both protocol eras"
+    )]
     pub async fn elicit<T: ElicitForm>(&self, message: impl Into<String>) -> Result<Elicitation<T>> {
         self.push::<ElicitAsk<T>>(T::elicit(message)).await
     }
 
-    /// Deprecated: asks the client for its roots directly. Prefer `ListRoots.ask().await`.
+    /// Asks the client for its roots directly, on a legacy session only (elsewhere an error naming `.ask()`).
+    #[deprecated(
+        note = "works only on legacy sessions; use `ListRoots.ask().await?` in the handler body, which works on both protocol eras"
+    )]
     pub async fn list_roots(&self) -> Result<Vec<Root>> {
         self.push(ListRoots).await
     }
+}
+
+/// A handler's log messages under one logger name ([`Context::logger`]), at the same levels and with the
+/// same gating as [`Context::log`].
+#[derive(Clone, Debug)]
+pub struct Logger {
+    ctx: Context,
+    name: Arc<str>,
+}
+
+impl Logger {
+    /// The logger's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Sends a log message under this logger's name at `level` (see [`Context::log`]).
+    pub async fn log(&self, level: LoggingLevel, data: impl Serialize) {
+        self.ctx.log_as(Some(&self.name), level, data).await
+    }
+
+    levels!();
 }
 
 impl std::fmt::Debug for Context {

@@ -1,5 +1,7 @@
-//! The request context over stdio, in both eras: logging and its gating, progress, session state, the
-//! ambient context, cancellation that stops the handler, tool timeouts, and the deprecated push calls.
+//! The request context over stdio, in both eras: logging and its gating, logger names, progress, session
+//! state (one per connection, shared by both eras), `on_close`, the ambient context and carrying it into
+//! spawned tasks, no HTTP request, cancellation that stops the handler, tool timeouts, and the deprecated
+//! push calls.
 
 use fastmcp_tests::{StdioClient, first_text, modern_meta};
 use serde_json::{Value, json};
@@ -92,18 +94,79 @@ async fn progress_needs_a_token_and_only_increases() {
 }
 
 #[tokio::test]
-async fn session_state_lives_on_legacy_sessions_only() {
+async fn session_state_persists_on_stdio_in_both_eras() {
+    let remember = |key: &str, value: &str| json!({"name": "remember", "arguments": {"key": key, "value": value}});
+    let recall = |key: &str| json!({"name": "recall", "arguments": {"key": key}});
+    // One process, one client: a legacy session and modern requests on the same connection share one state.
     let mut c = fixture();
     c.initialize("2025-11-25").await;
-    let r = c.request("tools/call", json!({"name": "remember", "arguments": {"key": "k", "value": "v"}})).await;
+    let r = c.request("tools/call", remember("k", "v")).await;
     assert_eq!(first_text(&r["result"]), "remembered");
-    let r = c.request("tools/call", json!({"name": "recall", "arguments": {"key": "k"}})).await;
+    let r = c.request("tools/call", recall("k")).await;
     assert_eq!(first_text(&r["result"]), "v");
+    let r = c.modern("tools/call", recall("k")).await;
+    assert_eq!(first_text(&r["result"]), "v", "a modern request sees the legacy session's state: {r}");
+    let r = c.modern("tools/call", remember("m", "w")).await;
+    assert_eq!(first_text(&r["result"]), "remembered", "{r}");
+    let r = c.request("tools/call", recall("m")).await;
+    assert_eq!(first_text(&r["result"]), "w", "and the other way round: {r}");
+    c.close().await;
 
-    let r = c.modern("tools/call", json!({"name": "recall", "arguments": {"key": "k"}})).await;
-    assert_eq!(r["result"]["isError"], true);
-    let text = first_text(&r["result"]);
-    assert!(text.contains("no session") && text.contains("`.ask()`"), "names the alternatives: {text}");
+    // Modern requests alone share it too.
+    let mut c = fixture();
+    let r = c.modern("tools/call", recall("k")).await;
+    assert_eq!(first_text(&r["result"]), "<none>", "{r}");
+    c.modern("tools/call", remember("k", "modern")).await;
+    let r = c.modern("tools/call", recall("k")).await;
+    assert_eq!(first_text(&r["result"]), "modern", "{r}");
+    c.close().await;
+}
+
+#[tokio::test]
+async fn log_messages_carry_the_logger_name() {
+    for modern in [false, true] {
+        let mut c = fixture();
+        let mut meta = json!({});
+        if modern {
+            meta = modern_meta(json!({}));
+            meta["io.modelcontextprotocol/logLevel"] = json!("debug");
+        } else {
+            c.initialize("2025-11-25").await;
+        }
+        let (r, notes) =
+            with_notifications(&mut c, "l", "tools/call", json!({"_meta": meta, "name": "log_named"})).await;
+        assert_eq!(first_text(&r["result"]), "logged", "{r}");
+        let messages: Vec<&Value> = notes.iter().filter(|n| n["method"] == "notifications/message").collect();
+        assert_eq!(messages.len(), 3, "modern: {modern}: {notes:?}");
+        assert_eq!(messages[0]["params"], json!({"level": "info", "logger": "db", "data": "connected"}));
+        assert_eq!(messages[1]["params"], json!({"level": "warning", "logger": "cache", "data": {"hit": false}}));
+        assert_eq!(messages[2]["params"], json!({"level": "notice", "data": "no logger"}), "no logger field");
+        c.close().await;
+    }
+}
+
+#[tokio::test]
+async fn stdio_has_no_http_request() {
+    for modern in [false, true] {
+        let mut c = fixture();
+        let r = if modern {
+            c.modern("tools/call", json!({"name": "http_info"})).await
+        } else {
+            c.initialize("2025-11-25").await;
+            c.request("tools/call", json!({"name": "http_info"})).await
+        };
+        assert_eq!(r["result"]["structuredContent"]["result"], Value::Null, "modern: {modern}: {r}");
+        c.close().await;
+    }
+}
+
+#[tokio::test]
+async fn the_context_goes_into_tasks_spawned_with_it() {
+    let mut c = fixture();
+    c.initialize("2025-11-25").await;
+    c.send(&json!({"jsonrpc": "2.0", "id": "sp-1", "method": "tools/call", "params": {"name": "spawned"}})).await;
+    let r = c.response(&json!("sp-1")).await;
+    assert_eq!(first_text(&r["result"]), "carried=sp-1 plain=false", "{r}");
     c.close().await;
 }
 
@@ -202,18 +265,24 @@ async fn push_calls_work_on_legacy_sessions_and_name_ask_elsewhere() {
 }
 
 #[tokio::test]
-async fn on_close_runs_when_the_session_ends() {
-    let mut c = fixture();
-    c.initialize("2025-11-25").await;
-    let r = c.request("tools/call", json!({"name": "watch_close"})).await;
-    assert_eq!(first_text(&r["result"]), "watching");
-    let (status, stderr) = c.close().await;
-    assert!(status.success());
-    assert!(stderr.contains("fixture: session closed"), "{stderr}");
+async fn on_close_runs_once_when_the_connection_ends_in_either_era() {
+    for modern in [false, true] {
+        let mut c = fixture();
+        let r = if modern {
+            c.modern("tools/call", json!({"name": "watch_close"})).await
+        } else {
+            c.initialize("2025-11-25").await;
+            c.request("tools/call", json!({"name": "watch_close"})).await
+        };
+        assert_eq!(first_text(&r["result"]), "watching", "modern: {modern}: {r}");
+        let r = c.request("tools/call", json!({"name": "closed_count", "_meta": meta(modern)})).await;
+        assert_eq!(first_text(&r["result"]), "0", "not before the connection ends");
+        let (status, stderr) = c.close().await;
+        assert!(status.success());
+        assert_eq!(stderr.matches("fixture: session closed").count(), 1, "modern: {modern}: {stderr}");
+    }
+}
 
-    let mut c = fixture();
-    let r = c.modern("tools/call", json!({"name": "watch_close"})).await;
-    assert_eq!(r["result"]["isError"], true, "no session on the modern protocol: {r}");
-    let (_, stderr) = c.close().await;
-    assert!(!stderr.contains("session closed"));
+fn meta(modern: bool) -> Value {
+    if modern { modern_meta(json!({})) } else { json!({}) }
 }

@@ -6,6 +6,7 @@
 //! the modern era too (a body without the envelope then lacks it, rather than being legacy).
 
 use crate::auth::{AccessToken, Refusal};
+use crate::context::HttpRequest;
 use crate::error::Error;
 use crate::protocol::{
     CallToolParams, CompleteParams, Era, ErrorObject, GetPromptParams, Inbound, InitializeParams, InputResponses,
@@ -81,6 +82,8 @@ pub(crate) struct Classified {
     pub body: Body,
     /// Who sent it: the access token the transport verified (HTTP), or the connection's (stdio).
     pub caller: Option<Arc<AccessToken>>,
+    /// The HTTP request it came in, for the handler's context (HTTP transports set it; stdio has none).
+    pub http: Option<HttpRequest>,
 }
 
 /// A request's params, parsed for its method.
@@ -180,7 +183,7 @@ fn classify(id: RequestId, method: String, params: Option<Box<RawValue>>, header
         (false, "server/discover") => Route::Probe,
         (false, _) => Route::Legacy,
     };
-    Classified { id, method, route, meta, body, caller: None }
+    Classified { id, method, route, meta, body, caller: None, http: None }
 }
 
 /// Parses params for `method`, returning them with their `_meta` taken out.

@@ -1,6 +1,7 @@
 //! One client connection (a stdio process, or a legacy HTTP session): its legacy session, its way back to
 //! the client, and the requests in flight (so they can be cancelled). One connection may carry both eras:
-//! each request goes to the adapter its classification named.
+//! each request goes to the adapter its classification named. On stdio, where the connection is one
+//! client's, modern requests share the session's state too.
 
 use super::classify::{Answer, Classified, Headers, Message, PROTOCOL_VERSION_HEADER, Route, Status};
 use super::engine::Engine;
@@ -38,6 +39,8 @@ pub(crate) struct Connection {
     caller: Option<Arc<AccessToken>>,
     /// Whom an HTTP session belongs to, from the `initialize` that opened it.
     owner: OnceLock<Option<Principal>>,
+    /// Modern requests on it see the session's state (stdio: one process, one client).
+    shared_state: bool,
 }
 
 /// A request in flight: how to cancel it, and whether it is a subscription (which never ends on its own).
@@ -90,7 +93,16 @@ impl Connection {
             session_id: OnceLock::new(),
             caller: None,
             owner: OnceLock::new(),
+            shared_state: false,
         }
+    }
+
+    /// The connection is one client's whole conversation (stdio): modern requests on it share the session
+    /// state (`Context::set`, `on_close`) with each other and with a legacy session on it, as legacy
+    /// requests do. Not for HTTP sessions, which modern requests never belong to.
+    pub fn with_shared_state(mut self) -> Self {
+        self.shared_state = true;
+        self
     }
 
     /// Every request on this connection comes from `caller` (stdio, where the token is the process's).
@@ -121,6 +133,7 @@ impl Connection {
             session_id: OnceLock::new(),
             caller: None,
             owner: OnceLock::new(),
+            shared_state: false,
         }
     }
 
@@ -237,7 +250,8 @@ impl Connection {
                         Err(refused) => return refused.json,
                     };
                     let notify = stream.map(|s| s.tx).or_else(|| self.notify.clone());
-                    self.engine.serve(admitted, notify, cancel.clone()).await.json
+                    let session = self.shared_state.then(|| self.session.state());
+                    self.engine.serve(admitted, notify, cancel.clone(), session).await.json
                 }
                 Route::Probe => {
                     let _span = req.span(self.session_id.get().map(|id| &**id)).entered();

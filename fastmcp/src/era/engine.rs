@@ -3,6 +3,7 @@
 
 use super::classify::{Answer, Classified, Headers};
 use super::modern::{self, Admitted, tasks::TaskStore};
+use crate::context::SessionState;
 use crate::server::Server;
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -24,13 +25,15 @@ impl Engine {
         modern::admit(&self.server, req, headers)
     }
 
-    /// Serves an admitted modern request; `stream` is its response stream, if it has one.
+    /// Serves an admitted modern request; `stream` is its response stream, if it has one, and `session`
+    /// the session state of the connection it came on, where one client owns the connection (stdio).
     pub async fn serve(
         &self,
         admitted: Admitted,
         stream: Option<mpsc::Sender<String>>,
         cancel: CancellationToken,
+        session: Option<Arc<SessionState>>,
     ) -> Answer {
-        admitted.serve(&self.server, &self.tasks, stream, cancel).await
+        admitted.serve(&self.server, &self.tasks, stream, cancel, session).await
     }
 }

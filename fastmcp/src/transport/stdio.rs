@@ -30,7 +30,7 @@ where
     let options = server.options().clone();
     let (tx, rx) = mpsc::channel::<String>(OUTBOUND_QUEUE);
     let writer = tokio::spawn(write_lines(rx, writer));
-    let conn = Arc::new(Connection::new(Engine::new(server), tx.clone(), true).with_caller(caller));
+    let conn = Arc::new(Connection::new(Engine::new(server), tx.clone(), true).with_caller(caller).with_shared_state());
     conn.forward_changes();
     let mut lines = LineReader::new(reader, options.max_message_bytes);
     let mut running = JoinSet::new();

@@ -2,7 +2,8 @@
 
 use fastmcp::prelude::*;
 use fastmcp::protocol::LoggingLevel;
-use std::sync::atomic::{AtomicBool, Ordering};
+use serde_json::{Value, json};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
 
 /// Sleep, then say how long.
@@ -90,6 +91,8 @@ async fn ambient() -> String {
 
 /// Ask the client's model directly (the deprecated push call).
 #[tool]
+// The tests check that the deprecated push calls still work where they can.
+#[allow(deprecated)]
 async fn push_sample(ctx: Context) -> Result<String> {
     let reply = ctx.sample(Sample::prompt("Say hi").max_tokens(5)).await?;
     Ok(reply.text())
@@ -97,9 +100,45 @@ async fn push_sample(ctx: Context) -> Result<String> {
 
 /// Ask the client for its roots directly (the deprecated push call).
 #[tool]
+// The tests check that the deprecated push calls still work where they can.
+#[allow(deprecated)]
 async fn push_roots(ctx: Context) -> Result<String> {
     let roots = ctx.list_roots().await?;
     Ok(roots.into_iter().map(|r| r.uri).collect::<Vec<_>>().join(","))
+}
+
+/// Log under logger names, and without one.
+#[tool]
+async fn log_named(ctx: Context) -> String {
+    ctx.logger("db").info("connected").await;
+    ctx.logger("cache").log(LoggingLevel::Warning, json!({"hit": false})).await;
+    ctx.notice("no logger").await;
+    "logged".into()
+}
+
+/// What the handler sees of the HTTP request: method, path, headers and which were withheld.
+#[tool]
+async fn http_info(ctx: Context) -> Json<Value> {
+    Json(match ctx.http() {
+        None => Value::Null,
+        Some(http) => json!({
+            "method": http.method(),
+            "path": http.path(),
+            "trace": http.header("X-Trace"),
+            "authorization": http.header("authorization"),
+            "cookie": http.header("cookie"),
+            "headers": http.headers(),
+            "redacted": http.redacted_headers(),
+        }),
+    })
+}
+
+/// Whether the context follows into spawned tasks: with `ctx.spawn`, and with a plain `tokio::spawn`.
+#[tool]
+async fn spawned(ctx: Context) -> Result<String> {
+    let carried = ctx.spawn(async { Context::current().map(|c| c.request_id().to_string()) }).await?;
+    let plain = tokio::spawn(async { Context::current().is_some() }).await?;
+    Ok(format!("carried={} plain={plain}", carried.unwrap_or_default()))
 }
 
 /// A name, asked for with a form.
@@ -161,11 +200,22 @@ async fn wipe(disk: String) -> Result<String> {
     Ok(if ok { format!("{label}: done") } else { format!("{label}: kept") })
 }
 
-/// Say "session closed" on stderr when this session ends.
+static CLOSED: AtomicU32 = AtomicU32::new(0);
+
+/// Say "session closed" on stderr, and count, when this session ends.
 #[tool]
-async fn watch_close(ctx: Context) -> Result<String> {
-    ctx.on_close(|| eprintln!("fixture: session closed"))?;
-    Ok("watching".into())
+async fn watch_close(ctx: Context) -> String {
+    ctx.on_close(|| {
+        CLOSED.fetch_add(1, Ordering::SeqCst);
+        eprintln!("fixture: session closed");
+    });
+    "watching".into()
+}
+
+/// How many `watch_close` callbacks have run.
+#[tool]
+async fn closed_count() -> String {
+    CLOSED.load(Ordering::SeqCst).to_string()
 }
 
 /// The protocol version the request is served at.
@@ -245,6 +295,10 @@ async fn main() -> fastmcp::Result<()> {
         .tool(recall)
         .tool(ambient)
         .tool(watch_close)
+        .tool(closed_count)
+        .tool(log_named)
+        .tool(http_info)
+        .tool(spawned)
         .tool(push_sample)
         .tool(push_roots)
         .tool(ask_name)

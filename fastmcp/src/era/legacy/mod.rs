@@ -14,7 +14,7 @@ pub(crate) use session::Session;
 
 use super::classify::{Body, Classified};
 use crate::auth::AccessToken;
-use crate::context::{self, Context, Extras, Scope};
+use crate::context::{self, Context, Extras, HttpRequest, Scope};
 use crate::error::Error;
 use crate::protocol::{
     Era, ErrorObject, InitializeParams, InitializeResult, ProgressToken, ProtocolVersion, RequestId, TASKS_EXTENSION,
@@ -51,7 +51,7 @@ pub(crate) struct Channel {
 /// Serves one legacy request on `session`; returns the response's JSON text.
 pub(crate) async fn serve(server: &Server, session: &Session, req: Classified, channel: Channel) -> String {
     let progress_token = req.progress_token();
-    let Classified { id, method, body, caller, .. } = req;
+    let Classified { id, method, body, caller, http, .. } = req;
     let version = || session.protocol_version().unwrap_or(ProtocolVersion::LATEST_LEGACY);
     let reply = match body {
         Body::Initialize(params) => initialize(server, session, params),
@@ -67,7 +67,8 @@ pub(crate) async fn serve(server: &Server, session: &Session, req: Classified, c
             };
             match body {
                 Body::Serve { call, .. } => {
-                    let (ctx, link) = context(server, session, peer, &id, progress_token, caller, channel);
+                    let asked = Asked { id: &id, progress_token, caller, http };
+                    let (ctx, link) = context(server, session, peer, asked, channel);
                     let outcome = call_handler(server, &method, call, &ctx, &link).await;
                     return finish(&id, &method, version(), outcome);
                 }
@@ -102,16 +103,23 @@ pub(crate) async fn serve(server: &Server, session: &Session, req: Classified, c
     finish(&id, &method, version(), reply.map_or_else(Outcome::Error, Outcome::Complete))
 }
 
+/// Who asked what, as the request's context states it.
+struct Asked<'a> {
+    id: &'a RequestId,
+    progress_token: Option<ProgressToken>,
+    caller: Option<Arc<AccessToken>>,
+    http: Option<HttpRequest>,
+}
+
 /// The context of a request on an initialized session, and its way to the client (the shim asks through it).
 fn context(
     server: &Server,
     session: &Session,
     peer: Arc<Peer>,
-    id: &RequestId,
-    progress_token: Option<ProgressToken>,
-    caller: Option<Arc<AccessToken>>,
+    asked: Asked<'_>,
     channel: Channel,
 ) -> (Context, Arc<LegacyLink>) {
+    let Asked { id, progress_token, caller, http } = asked;
     let scope = Scope {
         request_id: id.clone(),
         protocol_version: peer.protocol_version,
@@ -136,6 +144,7 @@ fn context(
         client: Some(link.clone()),
         announce: Some(server.announcer()),
         auth: caller,
+        http,
     };
     (Context::with(scope, extras), link)
 }

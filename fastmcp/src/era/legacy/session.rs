@@ -46,6 +46,11 @@ impl Session {
         Self { stateless: true, ..Self::default() }
     }
 
+    /// What handlers keep in the session (shared with modern requests where the connection is one client's).
+    pub fn state(&self) -> Arc<SessionState> {
+        self.state.clone()
+    }
+
     pub fn mark_initialized(&self) {
         self.initialized.store(true, Ordering::Relaxed);
     }

@@ -15,7 +15,7 @@ pub(crate) mod tasks;
 
 use super::classify::{Answer, Body, Classified, Delivery, Headers, Retry, Status};
 use crate::auth::AccessToken;
-use crate::context::{self, Context, Extras};
+use crate::context::{self, Context, Extras, HttpRequest, SessionState};
 use crate::error::Error;
 use crate::flow::Resume;
 use crate::handler::TaskSupport;
@@ -39,9 +39,9 @@ use tracing::Instrument as _;
 /// Methods of the legacy era that 2026-07-28 removed: `-32601` when called with a modern envelope.
 const REMOVED: [&str; 5] = ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
 
-const NO_SESSION: &str = "there is no session on this request: the modern protocol (2026-07-28) is stateless. Keep \
-     state across rounds in locals that live across `.ask()` (they travel in the request state), or mint your own \
-     handles and pass them as tool arguments";
+const NO_SESSION: &str = "there is no session on this request: the modern protocol (2026-07-28) over HTTP is \
+     stateless. Keep state across rounds in locals that live across `.ask()` (they travel in the request state), or \
+     mint your own handles and pass them as tool arguments";
 
 /// A modern request that passed every check that needs nothing run: ready to serve.
 pub(crate) struct Admitted {
@@ -52,6 +52,7 @@ pub(crate) struct Admitted {
     delivery: Delivery,
     span: tracing::Span,
     caller: Option<Arc<AccessToken>>,
+    http: Option<HttpRequest>,
 }
 
 /// What a modern request came to, before it is rendered on the wire.
@@ -80,7 +81,7 @@ pub(crate) fn admit(server: &Server, req: Classified, headers: Option<&dyn Heade
     let entered = span.enter();
     // Decided now, answered after the checks of the request's form: a malformed request is 400 first.
     let refusal = req.refusal(server);
-    let Classified { id, method, meta, body, caller, .. } = req;
+    let Classified { id, method, meta, body, caller, http, .. } = req;
     let refuse = |status, e: &ErrorObject| Answer { json: error_json(Some(&id), e), status };
     let mismatch = |why: String| ErrorObject::new(codes::HEADER_MISMATCH, format!("Header mismatch: {why}"));
     if let Some(headers) = headers {
@@ -114,7 +115,7 @@ pub(crate) fn admit(server: &Server, req: Classified, headers: Option<&dyn Heade
     }
     refusal?;
     drop(entered);
-    Ok(Admitted { id, method, envelope, body, delivery, span, caller })
+    Ok(Admitted { id, method, envelope, body, delivery, span, caller, http })
 }
 
 impl Admitted {
@@ -124,15 +125,17 @@ impl Admitted {
     }
 
     /// Serves the request. `stream` is its response stream when it has one (progress, logs and
-    /// subscriptions travel on it); `cancel` fires when the client goes away.
+    /// subscriptions travel on it); `cancel` fires when the client goes away; `session` is the state of the
+    /// connection where one client owns it (stdio), which modern requests share as legacy ones do.
     pub async fn serve(
         self,
         server: &Server,
         tasks: &Arc<TaskStore>,
         stream: Option<mpsc::Sender<String>>,
         cancel: CancellationToken,
+        session: Option<Arc<SessionState>>,
     ) -> Answer {
-        let Admitted { id, method, envelope, body, span, caller, .. } = self;
+        let Admitted { id, method, envelope, body, span, caller, http, .. } = self;
         let Envelope { scope, log_level, progress_token } = envelope;
         let id = &id;
         let wire = async move {
@@ -147,10 +150,11 @@ impl Admitted {
                         cancel: Some(cancel),
                         log_level,
                         progress_token,
-                        session: context::Session::None(NO_SESSION),
+                        session: session.map_or(context::Session::None(NO_SESSION), context::Session::Open),
                         client: Some(Arc::new(ModernLink { stream })),
                         announce: Some(server.announcer()),
                         auth: caller,
+                        http,
                     };
                     serve_call(server, tasks, &Context::with(scope, extras), call, retry).await
                 }

@@ -9,6 +9,7 @@ use super::origin;
 use super::session::Sessions;
 use super::sse::{self, Body, EventLog, Response, Retention};
 use crate::auth::{self, AccessToken, Gate, Refused};
+use crate::context::{HttpParts, HttpRequest};
 use crate::era::{self, Answer, Classified, Connection, Delivery, Engine, Message, SessionUse, Status, Stream};
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, codes, error_json};
 use crate::server::Server;
@@ -142,6 +143,27 @@ impl era::Headers for HeaderMap {
     }
 }
 
+/// A POST's method, target and headers, kept (not copied) for the handler's `Context::http`.
+struct Posted {
+    method: Method,
+    uri: http::Uri,
+    headers: HeaderMap,
+}
+
+impl HttpParts for Posted {
+    fn method(&self) -> &str {
+        self.method.as_str()
+    }
+
+    fn target(&self) -> &str {
+        self.uri.path_and_query().map_or("/", http::uri::PathAndQuery::as_str)
+    }
+
+    fn headers(&self) -> Vec<(&str, &[u8])> {
+        self.headers.iter().map(|(name, value)| (name.as_str(), value.as_bytes())).collect()
+    }
+}
+
 fn json(status: StatusCode, body: String) -> Response {
     let mut response = http::Response::new(Full::new(Bytes::from(body)).boxed());
     *response.status_mut() = status;
@@ -258,14 +280,15 @@ impl Endpoint {
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         let (parts, body) = req.into_parts();
-        let headers = parts.headers;
-        let content_type = era::Headers::text(&headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
+        let posted = Arc::new(Posted { method: parts.method, uri: parts.uri, headers: parts.headers });
+        let headers = &posted.headers;
+        let content_type = era::Headers::text(headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
         if !content_type.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json") {
             let e = ErrorObject::invalid_request("Content-Type must be application/json");
             return error(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, &e);
         }
         // Both, as the spec requires of clients: the answer may be either.
-        if !accepts(&headers, "application/json") || !accepts(&headers, "text/event-stream") {
+        if !accepts(headers, "application/json") || !accepts(headers, "text/event-stream") {
             let e = ErrorObject::invalid_request("Accept must list application/json and text/event-stream");
             return error(StatusCode::NOT_ACCEPTABLE, None, &e);
         }
@@ -283,23 +306,24 @@ impl Endpoint {
         let Ok(text) = std::str::from_utf8(&body) else {
             return error(StatusCode::BAD_REQUEST, None, &ErrorObject::parse_error("the body is not UTF-8"));
         };
-        match era::parse(text, Some(&headers)) {
+        match era::parse(text, Some(headers)) {
             Err(rejected) => error(StatusCode::BAD_REQUEST, rejected.id.as_ref(), &rejected.error),
             Ok(Message::Request(mut req)) => {
                 req.caller = caller;
-                self.request(*req, headers).await
+                req.http = Some(HttpRequest::new(posted.clone()));
+                self.request(*req, &posted.headers).await
             }
             Ok(Message::Notification(note)) => {
-                self.to_session(&headers, caller.as_deref(), |conn| conn.notification(note))
+                self.to_session(headers, caller.as_deref(), |conn| conn.notification(note))
             }
             Ok(Message::Response { id, outcome }) => {
-                self.to_session(&headers, caller.as_deref(), |conn| conn.response(&id, outcome))
+                self.to_session(headers, caller.as_deref(), |conn| conn.response(&id, outcome))
             }
         }
     }
 
     /// A request, where its classification says: stateless (modern), alone, or in its session.
-    async fn request(self: Arc<Self>, req: Classified, headers: HeaderMap) -> Response {
+    async fn request(self: Arc<Self>, req: Classified, headers: &HeaderMap) -> Response {
         match req.session_use() {
             SessionUse::None => self.modern(req, headers).await,
             legacy => self.legacy(legacy, req, headers).await,
@@ -307,18 +331,18 @@ impl Endpoint {
     }
 
     /// A legacy request: alone (sessions off, or a probe without a session id) or in the session it names.
-    async fn legacy(self: Arc<Self>, session_use: SessionUse, req: Classified, headers: HeaderMap) -> Response {
+    async fn legacy(self: Arc<Self>, session_use: SessionUse, req: Classified, headers: &HeaderMap) -> Response {
         // Refused here, while the status can still say so: the answer may be a stream.
         if let Err(refused) = req.refusal(&self.engine.server) {
             return self.answer(refused);
         }
         let Some(sessions) = &self.sessions else {
-            return self.answer(Connection::serve_alone(&self.engine, req, &headers).await);
+            return self.answer(Connection::serve_alone(&self.engine, req, headers).await);
         };
         let named = headers.contains_key(SESSION);
         match session_use {
-            SessionUse::Opens => self.open_session(sessions, req, &headers).await,
-            SessionUse::Optional if !named => self.answer(Connection::serve_alone(&self.engine, req, &headers).await),
+            SessionUse::Opens => self.open_session(sessions, req, headers).await,
+            SessionUse::Optional if !named => self.answer(Connection::serve_alone(&self.engine, req, headers).await),
             SessionUse::Required if !named => {
                 let e = ErrorObject::invalid_request(
                     "Missing Mcp-Session-Id: send initialize first, or a modern request with _meta \
@@ -327,7 +351,7 @@ impl Endpoint {
                 error(StatusCode::BAD_REQUEST, Some(&req.id), &e)
             }
             SessionUse::None | SessionUse::Optional | SessionUse::Required => {
-                match self.session(&headers, req.caller.as_deref()) {
+                match self.session(headers, req.caller.as_deref()) {
                     Some((conn, log)) => self.in_session(conn, log, req).await,
                     None => session_not_found(Some(&req.id)),
                 }
@@ -337,19 +361,18 @@ impl Endpoint {
 
     /// A modern request: admitted (headers against the body, envelope…), then served statelessly, as JSON
     /// or on a live stream. Closing that stream is cancellation on the modern protocol.
-    async fn modern(self: Arc<Self>, req: Classified, headers: HeaderMap) -> Response {
-        let admitted = match self.engine.admit(req, Some(&headers)) {
+    async fn modern(self: Arc<Self>, req: Classified, headers: &HeaderMap) -> Response {
+        let admitted = match self.engine.admit(req, Some(headers)) {
             Ok(admitted) => admitted,
             Err(refused) => return self.answer(refused),
         };
-        drop(headers);
         match admitted.delivery() {
-            Delivery::Json => self.answer(self.engine.serve(admitted, None, CancellationToken::new()).await),
+            Delivery::Json => self.answer(self.engine.serve(admitted, None, CancellationToken::new(), None).await),
             Delivery::Stream { keep_alive } => {
                 let keep_alive = keep_alive.then_some(self.engine.server.options().keep_alive);
                 sse::live(keep_alive, move |tx| async move {
                     let cancel = CancellationToken::new();
-                    let serve = self.engine.serve(admitted, Some(tx.clone()), cancel.clone());
+                    let serve = self.engine.serve(admitted, Some(tx.clone()), cancel.clone(), None);
                     tokio::select! {
                         done = serve => {
                             let _ = tx.send(done.json).await;
