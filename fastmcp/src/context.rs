@@ -3,19 +3,25 @@
 //! to the client.
 //!
 //! A handler takes it as a parameter (`ctx: Context`) or reaches it ambiently with [`Context::current`]. It
-//! is never part of the input schema and is supplied fresh on every round.
+//! is never part of the input schema and is supplied fresh on every round. A hand-written flow also reads
+//! the round's answers and its own request state here (see [`crate::flow::Flow`]).
 
 use crate::auth::AccessToken;
 use crate::error::{Error, Result};
-use crate::flow::{Ask, ElicitAsk, ElicitForm, Elicitation, ListRoots, Sample, Sampled};
+use crate::flow::{
+    Ask, ElicitAsk, ElicitForm, Elicitation, InputResponse, ListRoots, MANUAL_STEP, RequestState, Resume, Sample,
+    Sampled,
+};
 use crate::protocol::{
-    ClientCapabilities, Era, Implementation, InputRequests, InputResponses, ListChanged, LoggingLevel,
+    ClientCapabilities, Era, ErrorObject, Implementation, InputRequests, InputResponses, ListChanged, LoggingLevel,
     LoggingMessageParams, NOTIFY_MESSAGE, NOTIFY_PROGRESS, ProgressParams, ProgressToken, ProtocolVersion, RequestId,
     Root, notification_json,
 };
+use crate::state::StateError;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -96,6 +102,20 @@ struct Inner {
     session: Session,
     client: Option<Arc<dyn ClientLink>>,
     announce: Option<Arc<dyn Announce>>,
+    /// The answers and hand-written state of the round being run, once a round resumes. A request's rounds
+    /// run one after another, so the latest is the one running.
+    round: Mutex<Option<Arc<Round>>>,
+    /// A refusal of the request state a hand-written flow read ([`Context::state`]): it ends the round as a
+    /// protocol error even where the handler's own error type would make it a tool error.
+    refusal: Mutex<Option<ErrorObject>>,
+}
+
+/// What a resumed round brings a handler: the client's answers, and a hand-written flow's state.
+struct Round {
+    responses: InputResponses,
+    /// The state a hand-written flow minted last round; `None` for a compiled body's round (its carried
+    /// locals are its own) or a round that carried none.
+    state: Option<Box<RawValue>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -287,6 +307,8 @@ impl Context {
                 session: extras.session,
                 client: extras.client,
                 announce: extras.announce,
+                round: Mutex::new(None),
+                refusal: Mutex::new(None),
             }),
         }
     }
@@ -530,6 +552,77 @@ impl Context {
             Session::Open(state) => state.on_close(Box::new(callback)),
             Session::None(_) => tracing::debug!("on_close without a session: nothing to watch"),
         }
+    }
+
+    // ---- hand-written flows --------------------------------------------------------------------------------
+
+    /// Takes in the round a request resumes with: its answers, and a hand-written flow's state.
+    pub(crate) fn enter_round(&self, resume: &Resume) {
+        let state = (resume.step == MANUAL_STEP && resume.locals.get().trim() != "null").then(|| resume.locals.clone());
+        let round = Round { responses: resume.responses.clone(), state };
+        *lock(&self.inner.round) = Some(Arc::new(round));
+    }
+
+    fn round(&self) -> Option<Arc<Round>> {
+        lock(&self.inner.round).clone()
+    }
+
+    /// The client's answers this round brought, by key; empty on a first round. Each round has only its own
+    /// answers: carry what later rounds need in the request state.
+    pub fn input_responses(&self) -> InputResponses {
+        self.round().map(|round| round.responses.clone()).unwrap_or_default()
+    }
+
+    /// The answer under `key`, told apart by its shape: an elicitation's, a sampling result, roots, or
+    /// missing.
+    pub fn input_response(&self, key: &str) -> InputResponse {
+        InputResponse::of(self.round().as_deref().and_then(|round| round.responses.get(key)))
+    }
+
+    /// The content of the elicitation answered under `key`, if the user accepted and it deserializes into
+    /// `T`; `None` when missing, declined, cancelled or of another shape. The content is untrusted: check
+    /// what you use (or read it with [`answer`](Self::answer) and an `#[elicit]` form, which validates).
+    pub fn accepted<T: DeserializeOwned>(&self, key: &str) -> Option<T> {
+        let content = self.input_response(key).accepted_content()?.clone();
+        serde_json::from_value(Value::Object(content)).ok()
+    }
+
+    /// The answer under `key`, read as the ask that asked it reads its own (`ctx.answer::<ElicitAsk<Confirm>>
+    /// ("confirm")?`, `ctx.answer::<Sample>("notes")?`, `ctx.answer::<ListRoots>("roots")?`): an `#[elicit]`
+    /// form is validated. A missing or malformed answer is `-32602`.
+    pub fn answer<A: Ask>(&self, key: &str) -> Result<A::Output> {
+        let mut responses = self.input_responses();
+        A::answer(key, &mut responses).map_err(Error::invalid_params)
+    }
+
+    /// Request state for a hand-written flow's next round, to return in
+    /// [`InputRequired::state`](crate::flow::InputRequired::state). The value travels as the macro's carried locals do: on the
+    /// modern protocol sealed into `requestState` with the server's keys (see `FastMcp::request_state`),
+    /// bound to this method, target, arguments, principal and handler, and verified before the next round
+    /// runs; on a legacy session kept in-process by the shim. It fails (`-32603`) only if `value` does not
+    /// serialize.
+    pub fn mint_state<T: Serialize + ?Sized>(&self, value: &T) -> Result<RequestState> {
+        RequestState::of(value)
+    }
+
+    /// The state a hand-written flow minted last round, verified; `None` on a first round and after a round
+    /// that carried none. A state that does not deserialize into `T` is refused as any bad request state is
+    /// — `-32602` "Invalid or expired requestState" — and the round ends with that error even if the
+    /// handler turns it into a tool error of its own.
+    pub fn state<T: DeserializeOwned>(&self) -> Result<Option<T>> {
+        let Some(round) = self.round() else { return Ok(None) };
+        let Some(state) = &round.state else { return Ok(None) };
+        serde_json::from_str(state.get()).map(Some).map_err(|e| {
+            let refused = StateError::Undecodable { line: e.line(), column: e.column() };
+            tracing::warn!(reason = refused.kind(), "requestState refused: {refused}");
+            *lock(&self.inner.refusal) = Some(refused.to_error_object());
+            Error::from(refused)
+        })
+    }
+
+    /// The request-state refusal [`state`](Self::state) recorded this round, if any.
+    pub(crate) fn take_refusal(&self) -> Option<Error> {
+        lock(&self.inner.refusal).take().map(Error::rpc)
     }
 
     // ---- deprecated push calls -----------------------------------------------------------------------------

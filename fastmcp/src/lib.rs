@@ -63,8 +63,8 @@ pub struct ReadmeDoctests;
 /// Everything a server author usually needs, in one `use`.
 pub mod prelude {
     pub use crate::flow::{
-        AskExt as _, ElicitForm, ElicitUrl, Elicitation, ListRoots, Sample, Sampled, UrlConsent, checkpoint,
-        run_as_task,
+        AskExt as _, ElicitForm, ElicitUrl, Elicitation, Flow, InputRequired, ListRoots, Sample, Sampled, UrlConsent,
+        checkpoint, run_as_task,
     };
     pub use crate::handler::{Args, CompletionQuery, Json};
     pub use crate::protocol::{

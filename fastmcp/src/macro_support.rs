@@ -67,11 +67,21 @@ pub fn prompt_argument(name: &str, description: Option<&str>, required: bool) ->
 
 /// A `#[prompt]`'s result; the prompt's own description fills in when the handler gave none.
 pub fn prompt_result<R: IntoPromptResult>(out: R, description: Option<&str>) -> HandlerResult<GetPromptResult> {
-    let mut result = out.into_prompt_result()?;
+    let result = out.into_prompt_result()?;
+    Ok(Step::Complete(described(result, description)))
+}
+
+/// The round of a `#[prompt]` without `.ask()`: its result as [`prompt_result`] makes it, or the suspension
+/// of a hand-written flow.
+pub fn prompt_step<R: IntoPromptResult>(out: R, description: Option<&str>) -> HandlerResult<GetPromptResult> {
+    Ok(out.into_prompt_step()?.map(|result| described(result, description)))
+}
+
+fn described(mut result: GetPromptResult, description: Option<&str>) -> GetPromptResult {
     if result.description.is_none() {
         result.description = description.map(str::to_owned);
     }
-    Ok(Step::Complete(result))
+    result
 }
 
 /// A `#[resource("fixed://uri")]`'s definition.
@@ -131,4 +141,14 @@ pub fn resource_result<R: IntoResourceContents>(
     mime_type: Option<&str>,
 ) -> HandlerResult<ReadResourceResult> {
     Ok(Step::Complete(out.into_contents(uri, mime_type)?))
+}
+
+/// The round of a `#[resource]` without `.ask()`: its contents as [`resource_result`] makes them, or the
+/// suspension of a hand-written flow.
+pub fn resource_step<R: IntoResourceContents>(
+    out: R,
+    uri: &str,
+    mime_type: Option<&str>,
+) -> HandlerResult<ReadResourceResult> {
+    out.into_contents_step(uri, mime_type)
 }

@@ -89,12 +89,8 @@ const _: () = {
                     }
                 };
                 let __fastmcp_out = deploy::invoke(__fastmcp_arg_0).await;
-                ::core::result::Result::Ok(
-                    ::fastmcp::__private::Step::Complete(
-                        <String as ::fastmcp::__private::IntoToolResult>::into_tool_result(
-                            __fastmcp_out,
-                        ),
-                    ),
+                <String as ::fastmcp::__private::IntoToolResult>::into_tool_step(
+                    __fastmcp_out,
                 )
             })
         }
@@ -143,7 +139,7 @@ const _: () = {
             ::std::boxed::Box::pin(async move {
                 let __fastmcp_arg_0 = __fastmcp_read.variable::<String>("service")?;
                 let __fastmcp_out = logs::invoke(__fastmcp_arg_0).await;
-                ::fastmcp::__private::resource_result::<
+                ::fastmcp::__private::resource_step::<
                     String,
                 >(__fastmcp_out, __fastmcp_read.uri(), ::core::option::Option::None)
             })

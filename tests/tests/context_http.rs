@@ -102,7 +102,7 @@ async fn on_close_is_a_no_op_without_a_session_and_runs_once_with_one() {
     let r = s.modern(2, "tools/call", json!({"name": "remember", "arguments": {"key": "k", "value": "v"}})).await;
     let result = &r.json()["result"];
     assert_eq!(result["isError"], true, "no session state on modern HTTP: {result}");
-    assert!(first_text(result).contains("no session") && first_text(result).contains("`.ask()`"), "{result}");
+    assert!(first_text(result).contains("no session") && first_text(result).contains("ctx.mint_state"), "{result}");
 
     // A legacy session: each callback runs once, when the session is deleted.
     let session = s.legacy_session("2025-11-25", json!({})).await;

@@ -149,6 +149,7 @@ async fn tools_list_is_complete_and_stable() {
             "test_input_required_result_tampered_state",
             "test_input_required_result_capabilities",
             "json_schema_2020_12_tool",
+            "handwritten_opinion",
         ] {
             assert!(names(&first).iter().any(|n| n == expected), "{expected} listed (modern: {modern})");
         }
@@ -239,7 +240,8 @@ async fn prompts_and_completion_answer_exactly() {
                 "test_prompt_with_arguments",
                 "test_prompt_with_embedded_resource",
                 "test_prompt_with_image",
-                "test_input_required_result_prompt"
+                "test_input_required_result_prompt",
+                "handwritten_topic"
             ]
         );
         let args = &list["prompts"][1]["arguments"];

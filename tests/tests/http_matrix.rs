@@ -1,5 +1,6 @@
 //! The era matrix's HTTP cells: {HTTP with sessions, HTTP without (`FASTMCP_STATELESS=true`)} × {legacy,
-//! modern}, driven through the `.ask()` examples (deploy, survey, sum) and the fixture's session tools.
+//! modern}, driven through the `.ask()` examples (deploy, survey, sum), the hand-written flow of
+//! `everything` (`handwritten_opinion`, no macro) and the fixture's session tools.
 //!
 //! - legacy + sessions: the shim sends server-to-client requests on the POST's SSE stream; the client
 //!   answers by POSTing responses.
@@ -38,7 +39,7 @@ struct Flow {
     asks: &'static [&'static str],
 }
 
-fn flows() -> [Flow; 3] {
+fn flows() -> [Flow; 4] {
     [
         Flow {
             bin: "deploy",
@@ -60,6 +61,13 @@ fn flows() -> [Flow; 3] {
             arguments: json!({"numbers": [1, 2, 3, 4, 5, 6, 7], "chunk": 3}),
             text: "sum=28 in 3 rounds",
             asks: &[],
+        },
+        Flow {
+            bin: "everything",
+            tool: "handwritten_opinion",
+            arguments: json!({"topic": "Rust"}),
+            text: "Rust: re: What do you think of Rust? (release notes)",
+            asks: &["elicitation/create", "sampling/createMessage"],
         },
     ]
 }

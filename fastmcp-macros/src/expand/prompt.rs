@@ -55,9 +55,14 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
         call_args.push(local.into_token_stream());
     }
 
+    // A body that uses `.ask()` is its own flow; one that doesn't may return a hand-written one (`Flow`).
+    let convert = match flow {
+        Some(_) => quote!(prompt_result),
+        None => quote!(prompt_step),
+    };
     let result = match &h.ret {
-        Some(ty) => quote_spanned!(ty.span()=> #p::prompt_result::<#ty>),
-        None => quote!(#p::prompt_result::<()>),
+        Some(ty) => quote_spanned!(ty.span()=> #p::#convert::<#ty>),
+        None => quote!(#p::#convert::<()>),
     };
     let complete = complete_method(h);
 

@@ -31,10 +31,19 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
         None => (quote!(()), Span::call_site()),
     };
     let output_schema = quote_spanned!(ret_span=> <#ret as #p::IntoToolResult>::output_schema());
-    let into_result = quote_spanned!(ret_span=> <#ret as #p::IntoToolResult>::into_tool_result);
     let annotations = annotations(h);
 
-    let complete = quote!(::core::result::Result::Ok(#p::Step::Complete(#into_result(__fastmcp_out))));
+    // A body that uses `.ask()` is its own flow; one that doesn't may return a hand-written one (`Flow`).
+    let complete = match flow {
+        Some(_) => {
+            let into_result = quote_spanned!(ret_span=> <#ret as #p::IntoToolResult>::into_tool_result);
+            quote!(::core::result::Result::Ok(#p::Step::Complete(#into_result(__fastmcp_out))))
+        }
+        None => {
+            let into_step = quote_spanned!(ret_span=> <#ret as #p::IntoToolResult>::into_tool_step);
+            quote!(#into_step(__fastmcp_out))
+        }
+    };
     let reads = quote! {
         let (#(#locals,)*) = match #input.values(&#call) {
             ::core::result::Result::Ok(__fastmcp_ok) => __fastmcp_ok,

@@ -5,11 +5,15 @@
 //! with a [`Resume`]: the same locals and the client's answers. The era adapters decide what a suspension
 //! becomes on the wire (a modern `input_required` result, or legacy server-to-client requests); handlers
 //! never know which.
+//!
+//! A handler may also build its rounds by hand ([`Flow`], [`InputRequired`]): the same suspension, at
+//! [`MANUAL_STEP`], with the handler's own state in place of carried locals.
 
 mod ask;
 pub mod driver;
 mod elicit;
 pub(crate) mod form;
+mod manual;
 mod roots;
 mod sample;
 pub mod subflow;
@@ -21,6 +25,7 @@ pub use elicit::{ElicitAsk, ElicitForm, ElicitUrl, Elicitation, UrlConsent};
 pub use form::{
     Bound, Choice, ElicitChoice, FieldOptions, FormField, Format, MultiSelectField, NumberField, TextField,
 };
+pub use manual::{Flow, InputRequired, InputResponse, MANUAL_STEP, RequestState};
 pub use roots::ListRoots;
 pub use sample::{Sample, Sampled};
 pub use subflow::{Progress, SubFlow, SubFlowCall};

@@ -147,8 +147,9 @@ impl ToolCall {
         Self { arguments, context, resume: None }
     }
 
-    /// This call resumes a suspended round.
+    /// This call resumes a suspended round (its answers and state are the context's from here on).
     pub fn resuming(mut self, resume: Resume) -> Self {
+        self.context.enter_round(&resume);
         self.resume = Some(resume);
         self
     }
@@ -191,6 +192,7 @@ impl PromptGet {
 
     /// This get resumes a suspended round.
     pub fn resuming(mut self, resume: Resume) -> Self {
+        self.context.enter_round(&resume);
         self.resume = Some(resume);
         self
     }
@@ -245,6 +247,7 @@ impl ResourceRead {
 
     /// This read resumes a suspended round.
     pub fn resuming(mut self, resume: Resume) -> Self {
+        self.context.enter_round(&resume);
         self.resume = Some(resume);
         self
     }

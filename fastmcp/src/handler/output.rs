@@ -1,6 +1,9 @@
 //! What handlers may return, and how each return becomes a wire result.
 
+use super::HandlerResult;
+use crate::context::Context;
 use crate::error::Error;
+use crate::flow::{Flow, Step};
 use crate::protocol::{
     CallToolResult, ContentBlock, GetPromptResult, JsonObject, PromptMessage, ReadResourceResult, ResourceContents,
 };
@@ -13,6 +16,11 @@ use std::fmt::Display;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Json<T>(pub T);
 
+/// What a hand-written flow returns where the round cannot end with it: in a handler whose body uses
+/// `.ask()`, the compiled rounds are the flow.
+const MIXED: &str = "a handler returned Flow::InputRequired from a body that also uses `.ask()`: build the \
+     whole flow by hand (Flow, InputRequired, ctx.state()), or use `.ask()` alone";
+
 /// A tool's return value.
 pub trait IntoToolResult {
     /// The `outputSchema` this return type declares, if it is structured.
@@ -20,6 +28,36 @@ pub trait IntoToolResult {
         None
     }
     fn into_tool_result(self) -> CallToolResult;
+
+    /// The round's step: complete with [`into_tool_result`](Self::into_tool_result), or, for a
+    /// [`Flow::InputRequired`], a suspension. What a `#[tool]` fn without `.ask()` returns becomes this.
+    fn into_tool_step(self) -> HandlerResult<CallToolResult>
+    where
+        Self: Sized,
+    {
+        Ok(Step::Complete(self.into_tool_result()))
+    }
+}
+
+/// A hand-written flow's round (see [`crate::flow::Flow`]).
+impl<T: IntoToolResult> IntoToolResult for Flow<T> {
+    fn output_schema() -> Option<JsonObject> {
+        T::output_schema()
+    }
+
+    fn into_tool_result(self) -> CallToolResult {
+        match self {
+            Flow::Complete(t) => t.into_tool_result(),
+            Flow::InputRequired(_) => CallToolResult::error(MIXED),
+        }
+    }
+
+    fn into_tool_step(self) -> HandlerResult<CallToolResult> {
+        match self {
+            Flow::Complete(t) => t.into_tool_step(),
+            Flow::InputRequired(input) => input.into_step(),
+        }
+    }
 }
 
 impl IntoToolResult for CallToolResult {
@@ -88,11 +126,49 @@ impl<T: IntoToolResult, E: Display> IntoToolResult for Result<T, E> {
             Err(e) => CallToolResult::error(e.to_string()),
         }
     }
+
+    /// A refused request state ([`Context::state`]) stays the protocol error it is, whatever the error type
+    /// made of it.
+    fn into_tool_step(self) -> HandlerResult<CallToolResult> {
+        match self {
+            Ok(v) => v.into_tool_step(),
+            Err(e) => match Context::current().and_then(|ctx| ctx.take_refusal()) {
+                Some(refused) => Err(refused),
+                None => Ok(Step::Complete(CallToolResult::error(e.to_string()))),
+            },
+        }
+    }
 }
 
 /// A prompt's return value.
 pub trait IntoPromptResult {
     fn into_prompt_result(self) -> Result<GetPromptResult, Error>;
+
+    /// The round's step: complete, or, for a [`Flow::InputRequired`], a suspension. What a `#[prompt]` fn
+    /// without `.ask()` returns becomes this.
+    fn into_prompt_step(self) -> HandlerResult<GetPromptResult>
+    where
+        Self: Sized,
+    {
+        self.into_prompt_result().map(Step::Complete)
+    }
+}
+
+/// A hand-written flow's round (see [`crate::flow::Flow`]).
+impl<T: IntoPromptResult> IntoPromptResult for Flow<T> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, Error> {
+        match self {
+            Flow::Complete(t) => t.into_prompt_result(),
+            Flow::InputRequired(_) => Err(Error::internal(MIXED)),
+        }
+    }
+
+    fn into_prompt_step(self) -> HandlerResult<GetPromptResult> {
+        match self {
+            Flow::Complete(t) => t.into_prompt_step(),
+            Flow::InputRequired(input) => input.into_step(),
+        }
+    }
 }
 
 impl IntoPromptResult for GetPromptResult {
@@ -131,11 +207,41 @@ impl<T: IntoPromptResult, E: Into<Error>> IntoPromptResult for Result<T, E> {
     fn into_prompt_result(self) -> Result<GetPromptResult, Error> {
         self.map_err(Into::into)?.into_prompt_result()
     }
+
+    fn into_prompt_step(self) -> HandlerResult<GetPromptResult> {
+        self.map_err(Into::into)?.into_prompt_step()
+    }
 }
 
 /// A resource's return value. `mime_type` is the one the resource declares, if any.
 pub trait IntoResourceContents {
     fn into_contents(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, Error>;
+
+    /// The round's step: complete, or, for a [`Flow::InputRequired`], a suspension. What a `#[resource]` fn
+    /// without `.ask()` returns becomes this.
+    fn into_contents_step(self, uri: &str, mime_type: Option<&str>) -> HandlerResult<ReadResourceResult>
+    where
+        Self: Sized,
+    {
+        self.into_contents(uri, mime_type).map(Step::Complete)
+    }
+}
+
+/// A hand-written flow's round (see [`crate::flow::Flow`]).
+impl<T: IntoResourceContents> IntoResourceContents for Flow<T> {
+    fn into_contents(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, Error> {
+        match self {
+            Flow::Complete(t) => t.into_contents(uri, mime_type),
+            Flow::InputRequired(_) => Err(Error::internal(MIXED)),
+        }
+    }
+
+    fn into_contents_step(self, uri: &str, mime_type: Option<&str>) -> HandlerResult<ReadResourceResult> {
+        match self {
+            Flow::Complete(t) => t.into_contents_step(uri, mime_type),
+            Flow::InputRequired(input) => input.into_step(),
+        }
+    }
 }
 
 fn one(contents: ResourceContents) -> Result<ReadResourceResult, Error> {
@@ -192,5 +298,9 @@ impl<T: Serialize> IntoResourceContents for Json<T> {
 impl<T: IntoResourceContents, E: Into<Error>> IntoResourceContents for Result<T, E> {
     fn into_contents(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, Error> {
         self.map_err(Into::into)?.into_contents(uri, mime_type)
+    }
+
+    fn into_contents_step(self, uri: &str, mime_type: Option<&str>) -> HandlerResult<ReadResourceResult> {
+        self.map_err(Into::into)?.into_contents_step(uri, mime_type)
     }
 }

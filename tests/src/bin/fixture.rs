@@ -2,6 +2,7 @@
 
 use fastmcp::prelude::*;
 use fastmcp::protocol::LoggingLevel;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
@@ -139,6 +140,39 @@ async fn spawned(ctx: Context) -> Result<String> {
     let carried = ctx.spawn(async { Context::current().map(|c| c.request_id().to_string()) }).await?;
     let plain = tokio::spawn(async { Context::current().is_some() }).await?;
     Ok(format!("carried={} plain={plain}", carried.unwrap_or_default()))
+}
+
+/// A hand-written flow's own state: the roots it was given and how many rounds it has run.
+#[derive(Serialize, Deserialize)]
+struct Tally {
+    roots: Vec<String>,
+    rounds: u32,
+}
+
+/// A hand-written flow: asks for the roots, then runs `extra` state-only rounds, counting them in its state.
+#[tool]
+async fn handmade(extra: u32, ctx: Context) -> Result<Flow<String>> {
+    let Some(mut tally) = ctx.state::<Tally>()? else {
+        let state = ctx.mint_state(&Tally { roots: Vec::new(), rounds: 1 })?;
+        return Ok(InputRequired::new().ask("roots", ListRoots).state(state).into());
+    };
+    if tally.rounds == 1 {
+        tally.roots = ctx.answer::<ListRoots>("roots")?.into_iter().map(|r| r.uri).collect();
+    }
+    if tally.rounds <= extra {
+        tally.rounds += 1;
+        return Ok(InputRequired::new().state(ctx.mint_state(&tally)?).into());
+    }
+    Ok(Flow::Complete(format!("{} after {} rounds", tally.roots.join(","), tally.rounds + 1)))
+}
+
+/// A hand-written flow that reads back another type than it minted: its state is refused.
+#[tool]
+async fn handmade_mismatch(ctx: Context) -> Result<Flow<String>> {
+    match ctx.state::<u32>()? {
+        None => Ok(InputRequired::new().state(ctx.mint_state("not a number")?).into()),
+        Some(n) => Ok(Flow::Complete(n.to_string())),
+    }
 }
 
 /// A name, asked for with a form.
@@ -299,6 +333,8 @@ async fn main() -> fastmcp::Result<()> {
         .tool(log_named)
         .tool(http_info)
         .tool(spawned)
+        .tool(handmade)
+        .tool(handmade_mismatch)
         .tool(push_sample)
         .tool(push_roots)
         .tool(ask_name)
@@ -345,6 +381,9 @@ async fn main() -> fastmcp::Result<()> {
     }
     if let Some(n) = env("FIXTURE_MAX_TASKS") {
         server = server.max_tasks(n as usize);
+    }
+    if let Some(ms) = env("FIXTURE_STATE_TTL_MS") {
+        server = server.request_state(fastmcp::state::RequestStateConfig::default().ttl(Duration::from_millis(ms)));
     }
     server.run().await
 }

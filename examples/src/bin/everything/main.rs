@@ -5,13 +5,16 @@
 //! sampling, roots) use `.ask()`, so the same code answers with `input_required` on the modern wire and
 //! with real server-to-client requests on a legacy session.
 //!
+//! `handwritten_opinion` and `handwritten_topic` are not the suite's: flows built by hand, without `.ask()`,
+//! for the tests of that API (a plain `ToolHandler`, and a `#[prompt]` returning `Flow`).
+//!
 //! Run it with `cargo run -p fastmcp-examples --bin everything` (stdio).
 
-use fastmcp::flow::Step;
+use fastmcp::flow::{InputResponse, Step};
 use fastmcp::handler::{BoxFuture, HandlerResult, ToolCall, ToolHandler};
 use fastmcp::prelude::*;
 use fastmcp::protocol::{BlobResourceContents, Tool};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -496,6 +499,90 @@ impl ToolHandler for JsonSchema2020Tool {
     }
 }
 
+// ---- a hand-written flow -------------------------------------------------------------------------------
+
+/// `handwritten_opinion`, a flow built by hand, without the macro: it asks the user's opinion of a topic with
+/// a form it builds at run time, has the client's model summarise the answer, and keeps what it needs between
+/// rounds in request state it mints itself. The same handler serves both eras: `input_required` rounds on the
+/// modern wire (its state sealed into `requestState`), the shim's server-to-client requests on a legacy
+/// session.
+struct HandwrittenOpinion;
+
+/// Where the flow is, carried from round to round in its request state.
+#[derive(Serialize, Deserialize)]
+enum Phase {
+    Asked { topic: String },
+    Summarising { topic: String, opinion: String },
+}
+
+#[derive(Deserialize)]
+struct TopicArgs {
+    topic: String,
+}
+
+/// The form's content.
+#[derive(Deserialize)]
+struct Opinion {
+    answer: String,
+}
+
+impl ToolHandler for HandwrittenOpinion {
+    fn definition(&self) -> Tool {
+        let schema = json!({
+            "type": "object",
+            "properties": { "topic": { "type": "string", "description": "What to ask about." } },
+            "required": ["topic"],
+        });
+        let Value::Object(input_schema) = schema else { unreachable!("the schema is an object") };
+        Tool {
+            name: "handwritten_opinion".into(),
+            title: None,
+            description: Some("Asks the user's opinion and has it summarised: a flow built by hand.".into()),
+            icons: None,
+            input_schema,
+            output_schema: None,
+            annotations: None,
+            execution: None,
+            meta: None,
+        }
+    }
+
+    fn call(&self, call: ToolCall) -> BoxFuture<HandlerResult<CallToolResult>> {
+        Box::pin(async move {
+            let ctx = call.context();
+            let TopicArgs { topic } = match call.parse_arguments() {
+                Ok(args) => args,
+                Err(e) => return Ok(Step::Complete(CallToolResult::error(format!("invalid arguments: {e}")))),
+            };
+            match ctx.state::<Phase>()? {
+                // The first round: ask, and remember what was asked.
+                None => {
+                    let question = format!("What do you think of {topic}?");
+                    let form = json!({
+                        "type": "object",
+                        "properties": { "answer": { "type": "string", "description": question } },
+                        "required": ["answer"],
+                    });
+                    let state = ctx.mint_state(&Phase::Asked { topic })?;
+                    InputRequired::new().elicit("opinion", question, form)?.state(state).into_step()
+                }
+                Some(Phase::Asked { topic }) => {
+                    let Some(Opinion { answer }) = ctx.accepted::<Opinion>("opinion") else {
+                        return Ok(Step::Complete(CallToolResult::text(format!("{topic}: no opinion"))));
+                    };
+                    let summary = Sample::prompt(format!("Summarise: {answer}")).max_tokens(50);
+                    let state = ctx.mint_state(&Phase::Summarising { topic, opinion: answer })?;
+                    InputRequired::new().ask("summary", summary).state(state).into_step()
+                }
+                Some(Phase::Summarising { topic, opinion }) => {
+                    let summary = ctx.answer::<Sample>("summary")?;
+                    Ok(Step::Complete(CallToolResult::text(format!("{topic}: {opinion} ({})", summary.text()))))
+                }
+            }
+        })
+    }
+}
+
 // ---- resources -----------------------------------------------------------------------------------------
 
 /// A static text resource for testing.
@@ -581,6 +668,24 @@ async fn test_input_required_result_prompt() -> Result<String> {
     Ok(format!("Prompt with context: {context}"))
 }
 
+/// A topic, read back from the hand-written prompt's form by deserializing it.
+#[derive(Deserialize)]
+struct Topic {
+    topic: String,
+}
+
+/// A prompt built by hand (`Flow`, not `.ask()`): asks for a topic, without request state, then writes the
+/// prompt.
+#[prompt]
+async fn handwritten_topic(ctx: Context) -> Result<Flow<String>> {
+    if let InputResponse::Missing = ctx.input_response("topic") {
+        let form = json!({"type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"]});
+        return Ok(InputRequired::new().elicit("topic", "Which topic?", form)?.into());
+    }
+    let topic = ctx.accepted::<Topic>("topic").map_or_else(|| "anything".to_owned(), |t| t.topic);
+    Ok(Flow::Complete(format!("Write about {topic}")))
+}
+
 #[tokio::main]
 async fn main() -> fastmcp::Result<()> {
     FastMcp::new("everything")
@@ -614,6 +719,7 @@ async fn main() -> fastmcp::Result<()> {
         .tool(test_input_required_result_tampered_state)
         .tool(test_input_required_result_capabilities)
         .tool(JsonSchema2020Tool)
+        .tool(HandwrittenOpinion)
         .tool(tasks::greet)
         .tool(tasks::slow_compute)
         .tool(tasks::failing_job)
@@ -630,6 +736,7 @@ async fn main() -> fastmcp::Result<()> {
         .prompt(test_prompt_with_embedded_resource)
         .prompt(test_prompt_with_image)
         .prompt(test_input_required_result_prompt)
+        .prompt(handwritten_topic)
         .run()
         .await
 }

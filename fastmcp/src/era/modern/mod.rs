@@ -40,8 +40,8 @@ use tracing::Instrument as _;
 const REMOVED: [&str; 5] = ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
 
 const NO_SESSION: &str = "there is no session on this request: the modern protocol (2026-07-28) over HTTP is \
-     stateless. Keep state across rounds in locals that live across `.ask()` (they travel in the request state), or \
-     mint your own handles and pass them as tool arguments";
+     stateless. Keep state across rounds in locals that live across `.ask()` (they travel in the request state; by \
+     hand, `ctx.mint_state(..)`), or mint your own handles and pass them as tool arguments";
 
 /// A modern request that passed every check that needs nothing run: ready to serve.
 pub(crate) struct Admitted {
