@@ -689,3 +689,117 @@ impl std::fmt::Debug for Context {
         f.debug_struct("Context").field("scope", &self.inner.scope).field("cancelled", &self.is_cancelled()).finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flow::InputRequired;
+    use serde_json::json;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    struct Parts(Vec<(&'static str, &'static [u8])>);
+
+    impl HttpParts for Parts {
+        fn method(&self) -> &str {
+            "POST"
+        }
+        fn target(&self) -> &str {
+            "/mcp?x=1"
+        }
+        fn headers(&self) -> Vec<(&str, &[u8])> {
+            self.0.clone()
+        }
+    }
+
+    fn scope() -> Scope {
+        Scope {
+            request_id: RequestId::Number(1),
+            protocol_version: ProtocolVersion::LATEST_LEGACY,
+            client_info: None,
+            client_capabilities: ClientCapabilities::default(),
+        }
+    }
+
+    #[test]
+    fn credentials_never_reach_a_handler() {
+        let http = HttpRequest::new(Arc::new(Parts(vec![
+            ("authorization", b"Bearer t"),
+            ("x-trace", b"abc"),
+            ("cookie", b"a=1"),
+            ("cookie", b"b=2"),
+            ("x-bytes", b"\xff"),
+            ("mcp-session-id", b"s"),
+        ])));
+        assert_eq!((http.method(), http.path()), ("POST", "/mcp?x=1"));
+        assert_eq!(http.header("X-Trace"), Some("abc"));
+        assert_eq!(http.header("Authorization"), None);
+        assert_eq!(http.header("x-bytes"), None, "not UTF-8");
+        assert_eq!(http.headers(), [("x-trace", "abc")]);
+        assert_eq!(http.redacted_headers(), ["authorization", "cookie", "mcp-session-id"]);
+        assert!(!format!("{http:?}").contains("Bearer"));
+    }
+
+    #[test]
+    fn on_close_runs_each_callback_once() {
+        let state = Arc::new(SessionState::default());
+        let ran = Arc::new(AtomicU32::new(0));
+        let ctx = Context::with(scope(), Extras { session: Session::Open(state.clone()), ..Extras::default() });
+        let count = |ran: &Arc<AtomicU32>| {
+            let ran = ran.clone();
+            move || {
+                ran.fetch_add(1, Ordering::SeqCst);
+            }
+        };
+        ctx.on_close(count(&ran));
+        ctx.on_close(count(&ran));
+        state.close();
+        state.close();
+        assert_eq!(ran.load(Ordering::SeqCst), 2);
+        ctx.on_close(count(&ran));
+        assert_eq!(ran.load(Ordering::SeqCst), 3, "after the end, at once");
+        Context::new(scope()).on_close(count(&ran));
+        assert_eq!(ran.load(Ordering::SeqCst), 3, "no session: nothing to watch, and no error");
+    }
+
+    #[test]
+    fn a_round_brings_its_answers_and_the_flows_state() {
+        let ctx = Context::new(scope());
+        assert_eq!(ctx.state::<u32>().unwrap(), None, "a first round");
+        assert!(ctx.input_responses().is_empty());
+        let state = ctx.mint_state(&7u32).unwrap();
+        let suspension = InputRequired::new().state(state).into_suspension().unwrap();
+        let mut responses = InputResponses::new();
+        responses.insert("form".into(), json!({"action": "accept", "content": {"name": "Ada"}}));
+        responses.insert("roots".into(), json!({"roots": [{"uri": "file:///a"}]}));
+        ctx.enter_round(&Resume { step: suspension.step, locals: suspension.locals, responses });
+        assert_eq!(ctx.state::<u32>().unwrap(), Some(7));
+        assert_eq!(ctx.accepted::<serde_json::Map<String, Value>>("form").unwrap()["name"], "Ada");
+        assert_eq!(ctx.answer::<ListRoots>("roots").unwrap()[0].uri, "file:///a");
+        assert!(matches!(ctx.input_response("roots"), InputResponse::Roots(r) if r.len() == 1));
+        assert_eq!(ctx.input_response("other"), InputResponse::Missing);
+        assert_eq!(ctx.answer::<ListRoots>("form").unwrap_err().code(), Some(-32602), "a malformed answer");
+
+        let e = ctx.state::<String>().unwrap_err();
+        assert_eq!(e.to_error_object(Era::Modern).data, Some(json!({"reason": "invalid_request_state"})));
+        assert!(ctx.take_refusal().is_some(), "recorded for the round");
+
+        // A compiled body's carried locals are not a hand-written state.
+        ctx.enter_round(&Resume {
+            step: 1,
+            locals: RawValue::from_string("[1]".into()).unwrap(),
+            responses: Default::default(),
+        });
+        assert_eq!(ctx.state::<Vec<u32>>().unwrap(), None);
+    }
+
+    #[test]
+    fn an_input_required_must_ask_or_carry_state() {
+        let e = InputRequired::new().into_suspension().unwrap_err();
+        assert!(e.to_string().contains("at least one input request"), "{e}");
+        let e = InputRequired::new().elicit("k", "Why?", json!("not a schema")).unwrap_err();
+        assert!(e.to_string().contains("JSON object"), "{e}");
+        let asked = InputRequired::new().ask("r", ListRoots).into_suspension().unwrap();
+        assert_eq!((asked.step, asked.locals.get()), (MANUAL_STEP, "null"));
+        assert!(asked.requests.contains_key("r"));
+    }
+}
