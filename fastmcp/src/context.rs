@@ -561,6 +561,8 @@ impl Context {
         let state = (resume.step == MANUAL_STEP && resume.locals.get().trim() != "null").then(|| resume.locals.clone());
         let round = Round { responses: resume.responses.clone(), state };
         *lock(&self.inner.round) = Some(Arc::new(round));
+        // A refusal belongs to the round that read the state.
+        lock(&self.inner.refusal).take();
     }
 
     fn round(&self) -> Option<Arc<Round>> {
