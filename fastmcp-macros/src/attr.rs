@@ -29,17 +29,32 @@ pub struct Options {
     /// `task = "optional"`: whether the tool's calls may run as tasks.
     pub task: Option<TaskSupport>,
     /// `scopes = ["deploy:write"]`: the scopes a caller's token must all have.
-    pub scopes: Option<Scopes>,
+    pub scopes: Option<Strings>,
     /// `auth = path::to::check`: the author's own check of the caller's token (a `fastmcp::auth::Check`).
     pub auth: Option<syn::Path>,
+    /// `tags = ["admin"]`: what a server may include or exclude the component by.
+    pub tags: Option<Strings>,
 }
 
-/// `scopes = [..]` as written: the array (to span errors about all of it on) and the string literals in it
-/// (the other elements have recorded errors). Whether each is a valid scope is `check`'s to say.
-pub struct Scopes {
+/// `scopes = [..]` or `tags = [..]` as written: the array (to span errors about all of it on) and the
+/// string literals in it (the other elements have recorded errors). Whether each is valid is `check`'s to
+/// say.
+pub struct Strings {
     pub array: ExprArray,
-    pub scopes: Vec<LitStr>,
+    pub items: Vec<LitStr>,
 }
+
+/// How an array-of-strings option is named in messages.
+struct ArrayOption {
+    key: &'static str,
+    /// One element, as a noun.
+    item: &'static str,
+    /// The elements of a well-written array.
+    example: &'static str,
+}
+
+const SCOPES: ArrayOption = ArrayOption { key: "scopes", item: "scope", example: r#""deploy:read", "deploy:write""# };
+const TAGS: ArrayOption = ArrayOption { key: "tags", item: "tag", example: r#""admin", "beta""# };
 
 /// The values of `task = "..."`, named as the runtime's `TaskSupport` variants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,9 +110,10 @@ impl Kind {
                 "task",
                 "scopes",
                 "auth",
+                "tags",
             ],
-            Kind::Prompt => &["name", "title", "description", "scopes", "auth"],
-            Kind::Resource => &["uri", "name", "title", "description", "mime_type", "scopes", "auth"],
+            Kind::Prompt => &["name", "title", "description", "scopes", "auth", "tags"],
+            Kind::Resource => &["uri", "name", "title", "description", "mime_type", "scopes", "auth", "tags"],
             Kind::SubFlow => &[],
         }
     }
@@ -153,6 +169,9 @@ impl Options {
                             "scopes" => "duplicate option `scopes`: list every scope the caller needs in one \
                                          array, `scopes = [\"a\", \"b\"]`"
                                 .into(),
+                            "tags" => "duplicate option `tags`: list every tag in one array, \
+                                       `tags = [\"a\", \"b\"]`"
+                                .into(),
                             "auth" => "duplicate option `auth`: a component has one check fn; call both checks \
                                        from one fn and give its path"
                                 .into(),
@@ -182,7 +201,8 @@ impl Options {
             "open_world" => self.open_world = flag(cx, key, meta),
             "timeout" => self.timeout_ms = string(cx, key, meta).and_then(|lit| duration_ms(cx, &lit)),
             "task" => self.task = string(cx, key, meta).and_then(|lit| task_support(cx, &lit)),
-            "scopes" => self.scopes = scopes(cx, meta),
+            "scopes" => self.scopes = strings(cx, meta, &SCOPES),
+            "tags" => self.tags = strings(cx, meta, &TAGS),
             "auth" => self.auth = auth(cx, meta),
             _ => {}
         }
@@ -228,18 +248,19 @@ fn task_support(cx: &Ctxt, lit: &LitStr) -> Option<TaskSupport> {
     }
 }
 
-/// `scopes = ["a", "b"]`: an array of string literals.
-fn scopes(cx: &Ctxt, meta: &Meta) -> Option<Scopes> {
-    const USAGE: &str = "`scopes` is an array of string literals: `scopes = [\"deploy:read\", \"deploy:write\"]`";
+/// `scopes = ["a", "b"]`, `tags = [..]`: an array of string literals.
+fn strings(cx: &Ctxt, meta: &Meta, option: &ArrayOption) -> Option<Strings> {
+    let ArrayOption { key, item, example } = option;
+    let usage = format!("`{key}` is an array of string literals: `{key} = [{example}]`");
     let value = match meta {
         Meta::NameValue(nv) => &nv.value,
         Meta::List(list) => {
-            let fix = format!("write `scopes = [{}]`", list.tokens);
-            cx.error_spanned_by(meta, format!("{USAGE}; {fix}"));
+            let fix = format!("write `{key} = [{}]`", list.tokens);
+            cx.error_spanned_by(meta, format!("{usage}; {fix}"));
             return None;
         }
         Meta::Path(_) => {
-            cx.error_spanned_by(meta, USAGE);
+            cx.error_spanned_by(meta, usage);
             return None;
         }
     };
@@ -247,35 +268,39 @@ fn scopes(cx: &Ctxt, meta: &Meta) -> Option<Scopes> {
         Expr::Array(array) => array,
         Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => {
             let fix = match s.value().split_whitespace().collect::<Vec<_>>()[..] {
-                [] | [_] => format!("`scopes = [{}]`", s.to_token_stream()),
+                [] | [_] => format!("`{key} = [{}]`", s.to_token_stream()),
                 ref several => {
                     let quoted: Vec<String> = several.iter().map(|w| format!("{w:?}")).collect();
-                    format!("`scopes = [{}]` (one string per scope)", quoted.join(", "))
+                    format!("`{key} = [{}]` (one string per {item})", quoted.join(", "))
                 }
             };
-            cx.error_spanned_by(s, format!("`scopes` is an array of string literals, even for one scope: write {fix}"));
+            let e = format!("`{key}` is an array of string literals, even for one {item}: write {fix}");
+            cx.error_spanned_by(s, e);
             return None;
         }
         other => {
-            cx.error_spanned_by(other, USAGE);
+            cx.error_spanned_by(other, usage);
             return None;
         }
     };
-    let mut scopes = Vec::new();
+    let mut items = Vec::new();
     for elem in &array.elems {
         match elem {
-            Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => scopes.push(s.clone()),
+            Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => items.push(s.clone()),
             Expr::Path(path) if path.path.get_ident().is_some() => {
                 let ident = path.path.to_token_stream().to_string();
                 let e = format!(
-                    "a scope is a string literal (the macro reads and checks it), not a name: write `\"{ident}\"`"
+                    "a {item} is a string literal (the macro reads and checks it), not a name: write `\"{ident}\"`"
                 );
                 cx.error_spanned_by(elem, e);
             }
-            other => cx.error_spanned_by(other, "a scope is a string literal, like `\"deploy:read\"`"),
+            other => {
+                let one = example.split(", ").next().unwrap_or_default();
+                cx.error_spanned_by(other, format!("a {item} is a string literal, like `{one}`"));
+            }
         }
     }
-    Some(Scopes { array: array.clone(), scopes })
+    Some(Strings { array: array.clone(), items })
 }
 
 /// `auth = path::to::check`: the path of a check fn.
@@ -480,7 +505,7 @@ mod tests {
                 quote!(scopes = ["deploy:write", "deploy:read"], auth = crate::checks::admin),
             );
             assert!(cx.check().is_ok(), "{kind:?}");
-            let scopes: Vec<String> = o.scopes.expect("scopes").scopes.iter().map(LitStr::value).collect();
+            let scopes: Vec<String> = o.scopes.expect("scopes").items.iter().map(LitStr::value).collect();
             assert_eq!(scopes, ["deploy:write", "deploy:read"]);
             assert_eq!(path_string(&o.auth.expect("auth")), "crate::checks::admin");
         }

@@ -287,7 +287,7 @@ pub fn access_method(h: &Handler) -> Option<TokenStream> {
         return None;
     }
     let p = private();
-    let scopes = o.scopes.iter().flat_map(|s| &s.scopes);
+    let scopes = o.scopes.iter().flat_map(|s| &s.items);
     let check = match &o.auth {
         Some(path) => {
             let check = check_binding(path);
@@ -298,6 +298,16 @@ pub fn access_method(h: &Handler) -> Option<TokenStream> {
     Some(quote! {
         fn access(&self) -> #p::Access {
             #p::Access::new(&[#(#scopes),*], #check)
+        }
+    })
+}
+
+/// The `tags` method of a handler with `tags = [..]`.
+pub fn tags_method(h: &Handler) -> Option<TokenStream> {
+    let tags = &h.options.tags.as_ref()?.items;
+    Some(quote! {
+        fn tags(&self) -> ::std::vec::Vec<::std::string::String> {
+            ::std::vec![#(::std::string::String::from(#tags)),*]
         }
     })
 }

@@ -2,7 +2,7 @@
 
 use super::{
     access_method, arg_local, boxed_future, complete_method, dummy_const, duplicate_guard, machine, option, params,
-    private, struct_and_invoke,
+    private, struct_and_invoke, tags_method,
 };
 use crate::attr::Kind;
 use crate::flow::Flow;
@@ -76,6 +76,7 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
     let fingerprint = flow.map(|_| machine::fingerprint_method(h));
 
     let access = access_method(h);
+    let tags = tags_method(h);
     let checks = params::checks(h);
     let impl_items = quote! {
         #checks
@@ -101,6 +102,7 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
             #complete
 
             #access
+            #tags
         }
     };
 

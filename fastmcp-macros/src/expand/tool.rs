@@ -2,7 +2,7 @@
 
 use super::{
     access_method, arg_local, boxed_future, dummy_const, duplicate_guard, machine, option, params, private,
-    struct_and_invoke,
+    struct_and_invoke, tags_method,
 };
 use crate::flow::Flow;
 use crate::model::{Handler, Param, ParamKind};
@@ -80,6 +80,7 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
     });
 
     let access = access_method(h);
+    let tags = tags_method(h);
 
     let impl_items = quote! {
         #args_def
@@ -111,6 +112,7 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
             #task_step
 
             #access
+            #tags
         }
     };
 

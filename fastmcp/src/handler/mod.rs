@@ -60,6 +60,11 @@ pub trait ToolHandler: Send + Sync + 'static {
     fn access(&self) -> Access {
         Access::PUBLIC
     }
+    /// Its tags (`#[tool(tags = ["admin"])]`): a server may serve only some tags
+    /// ([`FastMcp::include_tags`](crate::FastMcp::include_tags), `exclude_tags`). Read once, at registration.
+    fn tags(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Whether a tool's calls may run as tasks (the `io.modelcontextprotocol/tasks` extension of protocol
@@ -101,6 +106,10 @@ pub trait PromptHandler: Send + Sync + 'static {
     fn access(&self) -> Access {
         Access::PUBLIC
     }
+    /// Its tags (`tags = [..]` on the macro), read once at registration; see [`ToolHandler::tags`].
+    fn tags(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// A resource with a fixed URI, or a template of URIs. `#[resource("…")]` implements this.
@@ -119,6 +128,10 @@ pub trait ResourceHandler: Send + Sync + 'static {
     /// Who may read it: `#[resource("…", scopes = […], auth = check)]` (see [`ToolHandler::access`]).
     fn access(&self) -> Access {
         Access::PUBLIC
+    }
+    /// Its tags (`tags = [..]` on the macro), read once at registration; see [`ToolHandler::tags`].
+    fn tags(&self) -> Vec<String> {
+        Vec::new()
     }
 }
 

@@ -1,18 +1,17 @@
 //! The `FastMcp` builder: what a server author registers and configures, checked and frozen into a
 //! [`Server`] by [`FastMcp::build`].
 
+use super::catalog::{Catalog, TagFilter};
 use super::changes::Changes;
-use super::registry::{Registration, Registry};
+use super::registry::Registration;
 use super::running::{Server, ServerInner};
 use crate::auth::{Gate, ProtectedResource};
 use crate::error::{Error, Result};
-use crate::handler::{PromptHandler, ResourceHandler, TaskSupport, ToolHandler};
-use crate::protocol::{
-    CacheScope, Implementation, JsonObject, ListChangedCapability, ResourcesCapability, ServerCapabilities,
-};
+use crate::handler::{PromptHandler, ResourceHandler, ToolHandler};
+use crate::protocol::{CacheScope, Implementation};
 use crate::state::{RequestStateConfig, StateCodec};
 use std::net::SocketAddr;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -30,6 +29,7 @@ pub struct FastMcp {
     info: Implementation,
     instructions: Option<String>,
     registration: Registration,
+    tags: TagFilter,
     options: Options,
     request_state: RequestStateConfig,
     auth: Option<ProtectedResource>,
@@ -110,6 +110,7 @@ impl FastMcp {
             info: Implementation::new(name, "0.0.0"),
             instructions: None,
             registration: Registration::default(),
+            tags: TagFilter::default(),
             options: Options::default(),
             request_state: RequestStateConfig::default(),
             auth: None,
@@ -164,6 +165,20 @@ impl FastMcp {
     /// Registers a resource or resource template (a fn marked `#[resource(...)]`, or any [`ResourceHandler`]).
     pub fn resource(mut self, resource: impl ResourceHandler) -> Self {
         self.registration.resources.push(Arc::new(resource));
+        self
+    }
+
+    /// Serves only components with one of these tags (`#[tool(tags = [..])]`; see
+    /// [`ToolHandler::tags`]): one environment's tools out of a shared set, say. Others stay registered,
+    /// unserved. Called again, adds to the set.
+    pub fn include_tags<T: Into<String>>(mut self, tags: impl IntoIterator<Item = T>) -> Self {
+        self.tags.include.extend(tags.into_iter().map(Into::into));
+        self
+    }
+
+    /// Serves no component with any of these tags, whatever [`include_tags`](Self::include_tags) says.
+    pub fn exclude_tags<T: Into<String>>(mut self, tags: impl IntoIterator<Item = T>) -> Self {
+        self.tags.exclude.extend(tags.into_iter().map(Into::into));
         self
     }
 
@@ -266,9 +281,10 @@ impl FastMcp {
         self
     }
 
-    /// Checks the registrations (unique names, valid templates) and freezes them into a [`Server`].
+    /// Checks the registrations (unique names, valid templates) and builds the [`Server`] that serves them.
     pub fn build(self) -> Result<Server> {
-        let registry = Registry::build(self.registration, self.options.page_size)?;
+        let catalog = Catalog::new(self.registration, self.tags);
+        let registry = catalog.registry(self.options.page_size)?;
         let gate = match self.auth {
             Some(auth) => {
                 let problems = auth.problems();
@@ -287,7 +303,6 @@ impl FastMcp {
                 None
             }
         };
-        let capabilities = capabilities(&registry);
         let server_info_meta = serde_json::to_value(&self.info)?;
         // Configured keys are checked now, so a bad key stops start-up; the per-process key waits for a
         // handler that suspends.
@@ -301,8 +316,8 @@ impl FastMcp {
             inner: Arc::new(ServerInner {
                 info: self.info,
                 instructions: self.instructions,
-                capabilities,
-                registry,
+                registry: arc_swap::ArcSwap::from_pointee(registry),
+                catalog: Mutex::new(catalog),
                 options: self.options,
                 server_info_meta,
                 request_state: self.request_state,
@@ -395,29 +410,5 @@ impl Transport {
             }
             Some(other) => Err(Error::msg(format!("FASTMCP_TRANSPORT must be `stdio` or `http`, not {other:?}"))),
         }
-    }
-}
-
-/// Capabilities follow what is registered: nothing is advertised that the server cannot serve. The tasks
-/// extension is advertised when a tool supports tasks (under `extensions`, never the legacy `tasks` slot).
-fn capabilities(registry: &Registry) -> ServerCapabilities {
-    let has_prompts = !registry.prompts.is_empty();
-    let has_tasks = registry.tools.values().any(|t| t.task_support != TaskSupport::Forbidden);
-    let extensions = has_tasks.then(|| {
-        let mut extensions = JsonObject::new();
-        extensions.insert(crate::protocol::TASKS_EXTENSION.into(), serde_json::Value::Object(JsonObject::new()));
-        extensions
-    });
-    let has_resources = !registry.resources.is_empty() || !registry.templates.is_empty();
-    ServerCapabilities {
-        logging: Some(JsonObject::new()),
-        completions: (has_prompts || !registry.templates.is_empty()).then(JsonObject::new),
-        // Changes reach clients through `Server::notify_list_changed`.
-        tools: (!registry.tools.is_empty()).then_some(ListChangedCapability { list_changed: Some(true) }),
-        prompts: has_prompts.then_some(ListChangedCapability { list_changed: Some(true) }),
-        // Legacy sessions may subscribe to a resource's updates.
-        resources: has_resources.then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
-        extensions,
-        ..ServerCapabilities::default()
     }
 }

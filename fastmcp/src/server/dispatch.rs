@@ -8,7 +8,7 @@
 
 use super::access::refused;
 use super::call::{Call, List};
-use super::registry::{Listing, PromptEntry, ToolEntry, Variables};
+use super::registry::{PromptEntry, Registry, ToolEntry, Variables};
 use super::running::Server;
 use crate::auth::{AccessToken, Principal};
 use crate::context::Context;
@@ -66,9 +66,11 @@ pub(crate) fn tool_failure(error: Error, delivery: Delivery) -> Result<CallToolR
     if readable { Ok(CallToolResult::error(error.to_string())) } else { Err(error) }
 }
 
-/// A request resolved against the registry: the handler it reaches and the parsed params it reads.
+/// A request resolved against the registry: the handler it reaches and the parsed params it reads. It keeps
+/// the registry it was resolved against, so every round of it sees one registry.
 pub(crate) struct Prepared<'a> {
     server: &'a Server,
+    registry: Arc<Registry>,
     target: Target<'a>,
     /// Whom request state is bound to.
     principal: Option<Principal>,
@@ -76,10 +78,10 @@ pub(crate) struct Prepared<'a> {
 }
 
 enum Target<'a> {
-    List { listing: &'a Listing, key: &'static str, cursor: Option<&'a str> },
-    Tool { entry: &'a ToolEntry, arguments: Option<&'a RawValue> },
-    Prompt { name: &'a str, entry: &'a PromptEntry, arguments: Option<&'a BTreeMap<String, String>> },
-    Read { uri: &'a str, handler: &'a Arc<dyn ResourceHandler>, variables: Variables },
+    List { list: List, cursor: Option<&'a str> },
+    Tool { entry: Arc<ToolEntry>, arguments: Option<&'a RawValue> },
+    Prompt { name: &'a str, entry: Arc<PromptEntry>, arguments: Option<&'a BTreeMap<String, String>> },
+    Read { uri: &'a str, handler: Arc<dyn ResourceHandler>, variables: Variables },
     Complete(&'a CompleteParams),
 }
 
@@ -92,46 +94,38 @@ impl Server {
         call: &'a Call,
         caller: Option<&'a AccessToken>,
     ) -> Result<Prepared<'a>, Error> {
-        self.authorize(call, caller).map_err(|refusal| refused(&refusal))?;
-        let registry = &self.inner.registry;
+        let registry = self.registry();
+        self.authorize_in(&registry, call, caller).map_err(|refusal| refused(&refusal))?;
         let target = match call {
-            Call::List { list, cursor } => {
-                let listing = match list {
-                    List::Tools => &registry.tool_list,
-                    List::Prompts => &registry.prompt_list,
-                    List::Resources => &registry.resource_list,
-                    List::Templates => &registry.template_list,
-                };
-                Target::List { listing, key: list.key(), cursor: cursor.as_deref() }
-            }
+            Call::List { list, cursor } => Target::List { list: *list, cursor: cursor.as_deref() },
             Call::Tool { name, arguments } => {
                 let entry =
                     registry.tools.get(name).ok_or_else(|| Error::invalid_params(format!("Unknown tool: {name}")))?;
-                Target::Tool { entry, arguments: arguments.as_deref() }
+                Target::Tool { entry: entry.clone(), arguments: arguments.as_deref() }
             }
             Call::Prompt { name, arguments } => {
                 let entry = registry
                     .prompts
                     .get(name)
                     .ok_or_else(|| Error::invalid_params(format!("Unknown prompt: {name}")))?;
-                Target::Prompt { name, entry, arguments: arguments.as_ref() }
+                Target::Prompt { name, entry: entry.clone(), arguments: arguments.as_ref() }
             }
             Call::Read { uri } => {
                 let resolved = registry.resolve(uri).ok_or_else(|| Error::resource_not_found(uri))?;
-                Target::Read { uri, handler: resolved.handler, variables: resolved.variables }
+                Target::Read { uri, handler: resolved.handler.clone(), variables: resolved.variables }
             }
             Call::Complete(params) => Target::Complete(params),
         };
         // Only requests that can suspend bind their state to the caller.
         let binds = matches!(target, Target::Tool { .. } | Target::Prompt { .. } | Target::Read { .. });
         let principal = caller.filter(|_| binds).map(AccessToken::principal);
-        Ok(Prepared { server: self, target, principal, caller })
+        Ok(Prepared { server: self, registry, target, principal, caller })
     }
 }
 
 impl<'a> Prepared<'a> {
     /// The tool a `tools/call` reaches.
-    pub fn tool(&self) -> Option<&'a ToolEntry> {
+    pub fn tool(&self) -> Option<&Arc<ToolEntry>> {
         match &self.target {
             Target::Tool { entry, .. } => Some(entry),
             _ => None,
@@ -171,12 +165,12 @@ impl<'a> Prepared<'a> {
     /// first round (retries that carried answers or state must not be cached).
     pub async fn run(&self, ctx: &Context, resume: Option<Resume>, points: TaskPoints) -> Outcome {
         match &self.target {
-            Target::List { listing, key, cursor } => match listing.page(*cursor, self.caller) {
-                Ok(Some((page, next))) => Outcome::Complete(Reply::page(key, page, next)),
+            Target::List { list, cursor } => match self.registry.listing(*list).page(*cursor, self.caller) {
+                Ok(Some((page, next))) => Outcome::Complete(Reply::page(list.key(), page, next)),
                 Ok(None) => Outcome::Error(Error::invalid_params("Invalid cursor")),
                 Err(e) => Outcome::Error(e),
             },
-            Target::Complete(params) => match complete(self.server, params).await {
+            Target::Complete(params) => match complete(&self.registry, params).await {
                 Ok(reply) => Outcome::Complete(reply),
                 Err(e) => Outcome::Error(e),
             },
@@ -335,8 +329,7 @@ fn wrap_structured(mut result: CallToolResult) -> CallToolResult {
     result
 }
 
-async fn complete(server: &Server, params: &CompleteParams) -> Result<Reply, Error> {
-    let registry = &server.inner.registry;
+async fn complete(registry: &Registry, params: &CompleteParams) -> Result<Reply, Error> {
     let query = CompletionQuery {
         argument: params.argument.name.clone(),
         value: params.argument.value.clone(),

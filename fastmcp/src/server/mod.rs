@@ -1,11 +1,13 @@
-//! The server: the `FastMcp` builder, the immutable registry it freezes into a running [`Server`], and
-//! transport-free, era-free dispatch.
+//! The server: the `FastMcp` builder, the registry it builds for a running [`Server`] (replaced whole when
+//! what is served changes), and transport-free, era-free dispatch.
 
 pub(crate) mod access;
 mod builder;
 pub(crate) mod call;
+pub(crate) mod catalog;
 mod changes;
 pub(crate) mod dispatch;
+mod live;
 mod pagination;
 pub(crate) mod registry;
 mod running;

@@ -1,12 +1,19 @@
-//! The immutable registry: handlers, their definitions, and the `*/list` pages, all built once at start-up.
+//! The registry: handlers, their definitions, the `*/list` pages and the capabilities they make, built
+//! whole from the [`Catalog`](super::catalog::Catalog) and never changed after. A change to what the server
+//! serves builds the next registry and swaps it in (see [`Server::add_tool`](super::Server::add_tool)).
 
+use super::call::List;
 use super::pagination;
 use super::uri_template::UriTemplate;
 use crate::auth::{Access, AccessToken};
 use crate::error::Error;
+use crate::handler::TaskSupport;
 use crate::handler::{PromptHandler, ResourceDefinition, ResourceHandler, ToolHandler};
 use crate::protocol::param_headers::{self, ParamHeader};
-use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
+use crate::protocol::{
+    JsonObject, ListChangedCapability, Prompt, Resource, ResourceTemplate, ResourcesCapability, ServerCapabilities,
+    Tool,
+};
 use crate::schema::WRAP_RESULT_KEY;
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -96,7 +103,8 @@ fn paginate<'a>(items: impl Iterator<Item = &'a RawValue>, page_size: usize) -> 
     items.chunks(page_size).map(|chunk| Ok(Arc::from(serde_json::value::to_raw_value(chunk)?))).collect()
 }
 
-#[derive(Default)]
+/// The handlers a registry is built from, in registration order.
+#[derive(Default, Clone)]
 pub(crate) struct Registration {
     pub tools: Vec<Arc<dyn ToolHandler>>,
     pub prompts: Vec<Arc<dyn PromptHandler>>,
@@ -104,8 +112,8 @@ pub(crate) struct Registration {
 }
 
 pub(crate) struct Registry {
-    pub tools: HashMap<String, ToolEntry>,
-    pub prompts: HashMap<String, PromptEntry>,
+    pub tools: HashMap<String, Arc<ToolEntry>>,
+    pub prompts: HashMap<String, Arc<PromptEntry>>,
     pub resources: HashMap<String, ResourceEntry>,
     /// In registration order: the first template that matches a URI serves it.
     pub templates: Vec<TemplateEntry>,
@@ -116,16 +124,19 @@ pub(crate) struct Registry {
     /// Some component asks for more than an admitted caller (scopes or a check); else no request needs an
     /// access check.
     pub restricted: bool,
+    /// What the server declares, following what is registered.
+    pub capabilities: ServerCapabilities,
 }
 
 impl Registry {
     /// Reads every definition once, checks names are unique and templates parse, and serializes the pages.
-    pub fn build(reg: Registration, page_size: usize) -> Result<Self, Error> {
+    pub fn build(reg: &Registration, page_size: usize) -> Result<Self, Error> {
         let mut problems = Vec::new();
 
         let mut tools = HashMap::new();
         let mut tool_defs: Vec<(Access, Tool)> = Vec::new();
-        for handler in reg.tools {
+        for handler in &reg.tools {
+            let handler = handler.clone();
             let def = handler.definition();
             if let Err(why) = check_tool_name(&def.name) {
                 problems.push(why);
@@ -138,7 +149,7 @@ impl Registry {
             let (task_support, task_step, access) = (handler.task_support(), handler.has_task_step(), handler.access());
             let name = def.name.clone();
             let entry = ToolEntry { handler, name, wrap_result, param_headers, task_support, task_step, access };
-            if tools.insert(def.name.clone(), entry).is_some() {
+            if tools.insert(def.name.clone(), Arc::new(entry)).is_some() {
                 problems.push(format!("two tools are named `{}`; tool names must be unique", def.name));
             }
             tool_defs.push((access, def));
@@ -146,9 +157,9 @@ impl Registry {
 
         let mut prompts = HashMap::new();
         let mut prompt_defs: Vec<(Access, Prompt)> = Vec::new();
-        for handler in reg.prompts {
+        for handler in &reg.prompts {
             let (def, access) = (handler.definition(), handler.access());
-            if prompts.insert(def.name.clone(), PromptEntry { handler, access }).is_some() {
+            if prompts.insert(def.name.clone(), Arc::new(PromptEntry { handler: handler.clone(), access })).is_some() {
                 problems.push(format!("two prompts are named `{}`; prompt names must be unique", def.name));
             }
             prompt_defs.push((access, def));
@@ -158,8 +169,8 @@ impl Registry {
         let mut templates: Vec<TemplateEntry> = Vec::new();
         let mut resource_defs: Vec<(Access, Resource)> = Vec::new();
         let mut template_defs: Vec<(Access, ResourceTemplate)> = Vec::new();
-        for handler in reg.resources {
-            let access = handler.access();
+        for handler in &reg.resources {
+            let (handler, access) = (handler.clone(), handler.access());
             match handler.definition() {
                 ResourceDefinition::Static(def) => {
                     let entry = ResourceEntry { handler, access };
@@ -194,7 +205,7 @@ impl Registry {
         let resource_list = Listing::build(resource_defs, page_size)?;
         let template_list = Listing::build(template_defs, page_size)?;
         let restricted = [&tool_list, &prompt_list, &resource_list, &template_list].iter().any(|l| !l.open);
-        Ok(Self {
+        let mut registry = Self {
             tool_list,
             prompt_list,
             resource_list,
@@ -204,7 +215,45 @@ impl Registry {
             prompts,
             resources,
             templates,
-        })
+            capabilities: ServerCapabilities::default(),
+        };
+        registry.capabilities = registry.declared();
+        Ok(registry)
+    }
+
+    /// The list a `*/list` request pages through.
+    pub fn listing(&self, list: List) -> &Listing {
+        match list {
+            List::Tools => &self.tool_list,
+            List::Prompts => &self.prompt_list,
+            List::Resources => &self.resource_list,
+            List::Templates => &self.template_list,
+        }
+    }
+
+    /// Capabilities follow what is registered: nothing is advertised that the server cannot serve. The
+    /// tasks extension is advertised when a tool supports tasks (under `extensions`, never the legacy
+    /// `tasks` slot).
+    fn declared(&self) -> ServerCapabilities {
+        let has_prompts = !self.prompts.is_empty();
+        let has_tasks = self.tools.values().any(|t| t.task_support != TaskSupport::Forbidden);
+        let extensions = has_tasks.then(|| {
+            let mut extensions = JsonObject::new();
+            extensions.insert(crate::protocol::TASKS_EXTENSION.into(), serde_json::Value::Object(JsonObject::new()));
+            extensions
+        });
+        let has_resources = !self.resources.is_empty() || !self.templates.is_empty();
+        ServerCapabilities {
+            logging: Some(JsonObject::new()),
+            completions: (has_prompts || !self.templates.is_empty()).then(JsonObject::new),
+            // Changes reach clients through `Server::notify_list_changed` and the live registry's changes.
+            tools: (!self.tools.is_empty()).then_some(ListChangedCapability { list_changed: Some(true) }),
+            prompts: has_prompts.then_some(ListChangedCapability { list_changed: Some(true) }),
+            // Legacy sessions may subscribe to a resource's updates.
+            resources: has_resources.then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
+            extensions,
+            ..ServerCapabilities::default()
+        }
     }
 
     /// The resource serving a URI: an exact static match first, then the first matching template.

@@ -66,7 +66,7 @@ pub(crate) async fn serve(server: &Server, session: &Session, req: Classified, c
                     let outcome = call_handler(server, &method, call, &ctx, &link).await;
                     return finish(&id, &method, version(), outcome);
                 }
-                Body::Subscribe(uri) | Body::Unsubscribe(uri) if server.inner.registry.resolve(&uri).is_none() => {
+                Body::Subscribe(uri) | Body::Unsubscribe(uri) if server.registry().resolve(&uri).is_none() => {
                     Err(Error::resource_not_found(uri))
                 }
                 Body::Subscribe(uri) => match server.may_read(&uri, caller.as_deref()) {
@@ -158,7 +158,7 @@ fn initialize(server: &Server, session: &Session, params: Box<InitializeParams>)
     }
     let inner = &server.inner;
     // Tasks are a modern-era extension here: a legacy session's calls run synchronously.
-    let mut capabilities = inner.capabilities.clone();
+    let mut capabilities = server.registry().capabilities.clone();
     if let Some(extensions) = &mut capabilities.extensions {
         extensions.remove(TASKS_EXTENSION);
         if extensions.is_empty() {

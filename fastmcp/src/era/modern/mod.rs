@@ -106,7 +106,7 @@ pub(crate) fn admit(server: &Server, req: Classified, headers: Option<&dyn Heade
     if let Some(headers) = headers {
         headers::check_standard(headers, &method, &body).map_err(|why| refuse(Status::BadRequest, &mismatch(why)))?;
         if let Body::Serve { call: Call::Tool { name, arguments }, .. } = &body
-            && let Some(tool) = server.inner.registry.tools.get(name)
+            && let Some(tool) = server.registry().tools.get(name)
         {
             headers::check_params(headers, tool, arguments.as_deref())
                 .map_err(|why| refuse(Status::BadRequest, &mismatch(why)))?;
@@ -269,7 +269,7 @@ fn discover(server: &Server) -> Wire {
     // `resources/subscribe` on legacy sessions: both are served.
     let result = DiscoverResult {
         supported_versions: ProtocolVersion::MODERN.iter().map(|v| v.as_str().to_owned()).collect(),
-        capabilities: inner.capabilities.clone(),
+        capabilities: server.registry().capabilities.clone(),
         instructions: inner.instructions.clone(),
     };
     Wire::reply(result, true)
