@@ -34,6 +34,26 @@ pub struct Options {
     pub auth: Option<syn::Path>,
     /// `tags = ["admin"]`: what a server may include or exclude the component by.
     pub tags: Option<Strings>,
+    /// `ttl = "5m"`: how long modern results that return the component stay fresh, in milliseconds.
+    pub ttl_ms: Option<u64>,
+    /// `cache_scope = "public"`: whether shared caches may keep those results.
+    pub cache_scope: Option<CacheScope>,
+}
+
+/// The values of `cache_scope = "..."`, named as the runtime's `CacheScope` variants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheScope {
+    Public,
+    Private,
+}
+
+impl CacheScope {
+    pub fn variant(self) -> &'static str {
+        match self {
+            CacheScope::Public => "Public",
+            CacheScope::Private => "Private",
+        }
+    }
 }
 
 /// `scopes = [..]` or `tags = [..]` as written: the array (to span errors about all of it on) and the
@@ -111,9 +131,13 @@ impl Kind {
                 "scopes",
                 "auth",
                 "tags",
+                "ttl",
+                "cache_scope",
             ],
-            Kind::Prompt => &["name", "title", "description", "scopes", "auth", "tags"],
-            Kind::Resource => &["uri", "name", "title", "description", "mime_type", "scopes", "auth", "tags"],
+            Kind::Prompt => &["name", "title", "description", "scopes", "auth", "tags", "ttl", "cache_scope"],
+            Kind::Resource => {
+                &["uri", "name", "title", "description", "mime_type", "scopes", "auth", "tags", "ttl", "cache_scope"]
+            }
             Kind::SubFlow => &[],
         }
     }
@@ -199,7 +223,10 @@ impl Options {
             "destructive" => self.destructive = flag(cx, key, meta),
             "idempotent" => self.idempotent = flag(cx, key, meta),
             "open_world" => self.open_world = flag(cx, key, meta),
-            "timeout" => self.timeout_ms = string(cx, key, meta).and_then(|lit| duration_ms(cx, &lit)),
+            "timeout" => self.timeout_ms = string(cx, key, meta).and_then(|lit| duration_ms(cx, key, &lit, 1)),
+            // `ttl = "0s"`: stale at once, a component that must not be cached under a longer default.
+            "ttl" => self.ttl_ms = string(cx, key, meta).and_then(|lit| duration_ms(cx, key, &lit, 0)),
+            "cache_scope" => self.cache_scope = string(cx, key, meta).and_then(|lit| cache_scope(cx, &lit)),
             "task" => self.task = string(cx, key, meta).and_then(|lit| task_support(cx, &lit)),
             "scopes" => self.scopes = strings(cx, meta, &SCOPES),
             "tags" => self.tags = strings(cx, meta, &TAGS),
@@ -209,8 +236,8 @@ impl Options {
     }
 }
 
-/// A duration like `"500ms"`, `"30s"` or `"2m"`, in milliseconds; at least 1 ms.
-fn duration_ms(cx: &Ctxt, lit: &LitStr) -> Option<u64> {
+/// A duration like `"500ms"`, `"30s"` or `"2m"`, in milliseconds; at least `min`.
+fn duration_ms(cx: &Ctxt, key: &str, lit: &LitStr, min: u64) -> Option<u64> {
     let text = lit.value();
     let digits = text.trim().trim_end_matches(|c: char| c.is_ascii_alphabetic());
     let unit = &text.trim()[digits.len()..];
@@ -221,10 +248,10 @@ fn duration_ms(cx: &Ctxt, lit: &LitStr) -> Option<u64> {
         _ => None,
     };
     match (digits.parse::<u64>().ok(), scale) {
-        (Some(n), Some(scale)) if n > 0 => n.checked_mul(scale),
+        (Some(n), Some(scale)) if n >= min => n.checked_mul(scale),
         _ => {
-            let e =
-                format!("`timeout` is a positive whole number with a unit: \"500ms\", \"30s\" or \"2m\", not {text:?}");
+            let number = if min > 0 { "a positive whole number" } else { "a whole number" };
+            let e = format!("`{key}` is {number} with a unit: \"500ms\", \"30s\" or \"2m\", not {text:?}");
             cx.error_spanned_by(lit, e);
             None
         }
@@ -241,6 +268,22 @@ fn task_support(cx: &Ctxt, lit: &LitStr) -> Option<TaskSupport> {
             let e = format!(
                 "`task` is \"optional\" (a task when the client supports them), \"required\" (only as a task) or \
                  \"forbidden\" (the default), not {other:?}"
+            );
+            cx.error_spanned_by(lit, e);
+            None
+        }
+    }
+}
+
+/// `"public"` or `"private"`.
+fn cache_scope(cx: &Ctxt, lit: &LitStr) -> Option<CacheScope> {
+    match lit.value().as_str() {
+        "public" => Some(CacheScope::Public),
+        "private" => Some(CacheScope::Private),
+        other => {
+            let e = format!(
+                "`cache_scope` is \"public\" (any cache may keep the results) or \"private\" (only the caller's), \
+                 not {other:?}"
             );
             cx.error_spanned_by(lit, e);
             None

@@ -88,14 +88,14 @@ pub mod __private {
         parse_arguments, prompt_arguments, subflow_param,
     };
     pub use crate::handler::{
-        BoxFuture, CompletionQuery, HandlerResult, IntoCompletion, IntoPromptResult, IntoResourceContents,
+        BoxFuture, Caching, CompletionQuery, HandlerResult, IntoCompletion, IntoPromptResult, IntoResourceContents,
         IntoToolResult, PromptGet, PromptHandler, ResourceDefinition, ResourceHandler, ResourceRead, TaskSupport,
         ToolCall, ToolHandler, complete_from_list,
     };
     pub use crate::macro_support::*;
     pub use crate::protocol::{
-        CallToolResult, Completion, GetPromptResult, JsonObject, Prompt, PromptArgument, ReadResourceResult, Resource,
-        ResourceTemplate, Tool, ToolAnnotations,
+        CacheScope, CallToolResult, Completion, GetPromptResult, JsonObject, Prompt, PromptArgument,
+        ReadResourceResult, Resource, ResourceTemplate, Tool, ToolAnnotations,
     };
     pub use crate::schema::output_schema;
     pub use {schemars, serde, serde_json};

@@ -3,7 +3,7 @@
 //! client) and from the `Server` handle (in this process) — each change announced on its own, in every
 //! cell that hears list changes: a legacy session's own stream and a modern `subscriptions/listen`
 //! stream, on stdio and HTTP. Readers racing a writer see one registry or the next, never half of one.
-//! Tags filter what is served.
+//! Tags filter what is served. Modern results carry the narrowest cache hint of what they return.
 
 use fastmcp::client::{ClientBuilder, EraChoice, ServerNotification};
 use fastmcp::protocol::{ListChanged, ListenNotifications};
@@ -253,4 +253,33 @@ async fn readers_racing_a_writer_see_whole_registries() {
     assert!(sizes.len() > 1, "the readers saw the writer's changes: {sizes:?}");
     client.close().await;
     task.abort();
+}
+
+/// `(ttlMs, cacheScope)` of a modern result.
+fn hint(response: &Value) -> (u64, String) {
+    let result = &response["result"];
+    (result["ttlMs"].as_u64().expect("ttlMs"), result["cacheScope"].as_str().expect("cacheScope").to_owned())
+}
+
+#[tokio::test]
+async fn modern_results_carry_the_narrowest_hint_of_what_they_return() {
+    let mut c = StdioClient::spawn(live());
+    let public = |ms| (ms, "public".to_owned());
+    let read = |uri: &str| json!({"uri": uri});
+    assert_eq!(hint(&c.modern("resources/read", read("live://fresh")).await), public(300_000), "its own");
+    assert_eq!(hint(&c.modern("resources/read", read("live://mine")).await), (60_000, "private".to_owned()));
+    // The list: the shorter time (mine's, the default) and private (mine's).
+    assert_eq!(hint(&c.modern("resources/list", json!({})).await), (60_000, "private".to_owned()));
+    assert_eq!(hint(&c.modern("tools/list", json!({})).await), public(30_000), "beta's 30 s");
+    assert_eq!(hint(&c.modern("prompts/list", json!({})).await), public(60_000), "no prompts: the default");
+    assert_eq!(hint(&c.modern("server/discover", json!({})).await), public(60_000));
+    c.initialize("2025-11-25").await;
+    let legacy = c.request("resources/read", read("live://fresh")).await;
+    assert!(legacy["result"].get("ttlMs").is_none(), "legacy results carry no hints: {legacy}");
+    c.close().await;
+
+    // Without `beta` (excluded by its tag), the tool list is back to the default.
+    let mut c = StdioClient::spawn_with_env(live(), &[("FASTMCP_TEST_EXCLUDE", "beta")]);
+    assert_eq!(hint(&c.modern("tools/list", json!({})).await), public(60_000));
+    c.close().await;
 }

@@ -312,6 +312,25 @@ pub fn tags_method(h: &Handler) -> Option<TokenStream> {
     })
 }
 
+/// The `caching` method of a handler with `ttl` or `cache_scope`.
+pub fn caching_method(h: &Handler) -> Option<TokenStream> {
+    let o = &h.options;
+    if o.ttl_ms.is_none() && o.cache_scope.is_none() {
+        return None;
+    }
+    let p = private();
+    let ttl = option(o.ttl_ms.map(|ms| quote!(::std::time::Duration::from_millis(#ms))));
+    let scope = option(o.cache_scope.map(|scope| {
+        let variant = format_ident!("{}", scope.variant());
+        quote!(#p::CacheScope::#variant)
+    }));
+    Some(quote! {
+        fn caching(&self) -> #p::Caching {
+            #p::Caching { ttl: #ttl, scope: #scope }
+        }
+    })
+}
+
 /// `let __fastmcp_check: Check = path;`, all of it on the path's span (the type too, so rustc's "expected
 /// due to this" points there rather than at the whole attribute).
 fn check_binding(path: &syn::Path) -> TokenStream {

@@ -1,8 +1,8 @@
 //! `#[tool]`: the unit struct, its `invoke`, the arguments struct and `impl ToolHandler`.
 
 use super::{
-    access_method, arg_local, boxed_future, dummy_const, duplicate_guard, machine, option, params, private,
-    struct_and_invoke, tags_method,
+    access_method, arg_local, boxed_future, caching_method, dummy_const, duplicate_guard, machine, option, params,
+    private, struct_and_invoke, tags_method,
 };
 use crate::flow::Flow;
 use crate::model::{Handler, Param, ParamKind};
@@ -81,6 +81,7 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
 
     let access = access_method(h);
     let tags = tags_method(h);
+    let caching = caching_method(h);
 
     let impl_items = quote! {
         #args_def
@@ -113,6 +114,7 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
 
             #access
             #tags
+            #caching
         }
     };
 

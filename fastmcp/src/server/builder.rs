@@ -1,6 +1,7 @@
 //! The `FastMcp` builder: what a server author registers and configures, checked and frozen into a
 //! [`Server`] by [`FastMcp::build`].
 
+use super::cache::{CacheHints, Cached};
 use super::catalog::{Catalog, TagFilter};
 use super::changes::Changes;
 use super::registry::Registration;
@@ -8,7 +9,7 @@ use super::running::{Server, ServerInner};
 use crate::auth::{Gate, ProtectedResource};
 use crate::error::{Error, Result};
 use crate::handler::{PromptHandler, ResourceHandler, ToolHandler};
-use crate::protocol::{CacheScope, Implementation};
+use crate::protocol::{CacheHint, CacheScope, Implementation};
 use crate::state::{RequestStateConfig, StateCodec};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -40,10 +41,9 @@ pub struct FastMcp {
 pub struct Options {
     /// Items per `*/list` page.
     pub page_size: usize,
-    /// `ttlMs` on modern list, read and discover results.
-    pub cache_ttl: Duration,
-    /// `cacheScope` on modern list, read and discover results.
-    pub cache_scope: CacheScope,
+    /// `ttlMs` and `cacheScope` of modern list, read and discover results, per operation, where the
+    /// components returned set none of their own (see [`CacheHints`]).
+    pub cache: CacheHints,
     /// The largest inbound message (one stdio line), in bytes.
     pub max_message_bytes: usize,
     /// How long requests still running at end of input (stdin EOF) may take to finish.
@@ -82,8 +82,7 @@ impl Default for Options {
     fn default() -> Self {
         Self {
             page_size: 100,
-            cache_ttl: Duration::ZERO,
-            cache_scope: CacheScope::Private,
+            cache: CacheHints::default(),
             max_message_bytes: 4 * 1024 * 1024,
             shutdown_grace: Duration::from_secs(10),
             legacy_shim: true,
@@ -188,10 +187,17 @@ impl FastMcp {
         self
     }
 
-    /// Cache hints for modern list, read and discover results (default: `ttlMs: 0`, `private`).
+    /// Cache hints for every modern list, read and discover result (default: `ttlMs: 0`, `private`).
+    /// Components may set their own (`#[resource(ttl = "5m", cache_scope = "public")]`); a result carries
+    /// the narrowest of what it returns.
     pub fn cache_hints(mut self, ttl: Duration, scope: CacheScope) -> Self {
-        self.options.cache_ttl = ttl;
-        self.options.cache_scope = scope;
+        self.options.cache = CacheHints::all(CacheHint { ttl, scope });
+        self
+    }
+
+    /// The cache hint of one operation's results, where their components set none.
+    pub fn cache_hint(mut self, op: Cached, ttl: Duration, scope: CacheScope) -> Self {
+        self.options.cache.set(op, CacheHint { ttl, scope });
         self
     }
 
@@ -284,7 +290,7 @@ impl FastMcp {
     /// Checks the registrations (unique names, valid templates) and builds the [`Server`] that serves them.
     pub fn build(self) -> Result<Server> {
         let catalog = Catalog::new(self.registration, self.tags);
-        let registry = catalog.registry(self.options.page_size)?;
+        let registry = catalog.registry(&self.options)?;
         let gate = match self.auth {
             Some(auth) => {
                 let problems = auth.problems();

@@ -3,6 +3,7 @@
 //! what the catalog admits; a change edits a copy of the catalog, builds the next registry from it and
 //! only then keeps both, so a change that would make an invalid registry changes nothing.
 
+use super::builder::Options;
 use super::registry::{Registration, Registry};
 use crate::error::{Error, Result};
 use crate::handler::{PromptHandler, ResourceDefinition, ResourceHandler, ToolHandler};
@@ -77,7 +78,7 @@ impl Catalog {
     }
 
     /// The registry of what is enabled and admitted by the tag filter.
-    pub fn registry(&self, page_size: usize) -> Result<Registry> {
+    pub fn registry(&self, options: &Options) -> Result<Registry> {
         fn served<H: ?Sized>(entries: &[Entry<H>], filter: &TagFilter) -> Vec<Arc<H>> {
             entries.iter().filter(|e| e.enabled && filter.admits(&e.tags)).map(|e| e.handler.clone()).collect()
         }
@@ -86,7 +87,7 @@ impl Catalog {
             prompts: served(&self.prompts, &self.filter),
             resources: served(&self.resources, &self.filter),
         };
-        Registry::build(&registration, page_size)
+        Registry::build(&registration, options.page_size, &options.cache)
     }
 
     /// Adds a component after those registered; one of the same name (or URI) is an error, enabled or not.

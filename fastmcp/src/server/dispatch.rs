@@ -16,7 +16,7 @@ use crate::error::Error;
 use crate::flow::{Resume, Step, Suspension};
 use crate::handler::{CompletionQuery, HandlerResult, PromptGet, ResourceHandler, ResourceRead, ToolCall};
 use crate::protocol::{
-    CallToolResult, CompleteParams, CompleteResult, CompletionReference, InputResponses, JsonObject, codes,
+    CacheHint, CallToolResult, CompleteParams, CompleteResult, CompletionReference, InputResponses, JsonObject, codes,
 };
 use crate::state::{ArgumentsDigest, Binding, Method};
 use futures_util::FutureExt as _;
@@ -81,7 +81,7 @@ enum Target<'a> {
     List { list: List, cursor: Option<&'a str> },
     Tool { entry: Arc<ToolEntry>, arguments: Option<&'a RawValue> },
     Prompt { name: &'a str, entry: Arc<PromptEntry>, arguments: Option<&'a BTreeMap<String, String>> },
-    Read { uri: &'a str, handler: Arc<dyn ResourceHandler>, variables: Variables },
+    Read { uri: &'a str, handler: Arc<dyn ResourceHandler>, variables: Variables, hint: CacheHint },
     Complete(&'a CompleteParams),
 }
 
@@ -112,7 +112,12 @@ impl Server {
             }
             Call::Read { uri } => {
                 let resolved = registry.resolve(uri).ok_or_else(|| Error::resource_not_found(uri))?;
-                Target::Read { uri, handler: resolved.handler.clone(), variables: resolved.variables }
+                Target::Read {
+                    uri,
+                    handler: resolved.handler.clone(),
+                    variables: resolved.variables,
+                    hint: resolved.hint,
+                }
             }
             Call::Complete(params) => Target::Complete(params),
         };
@@ -165,11 +170,14 @@ impl<'a> Prepared<'a> {
     /// first round (retries that carried answers or state must not be cached).
     pub async fn run(&self, ctx: &Context, resume: Option<Resume>, points: TaskPoints) -> Outcome {
         match &self.target {
-            Target::List { list, cursor } => match self.registry.listing(*list).page(*cursor, self.caller) {
-                Ok(Some((page, next))) => Outcome::Complete(Reply::page(list.key(), page, next)),
-                Ok(None) => Outcome::Error(Error::invalid_params("Invalid cursor")),
-                Err(e) => Outcome::Error(e),
-            },
+            Target::List { list, cursor } => {
+                let listing = self.registry.listing(*list);
+                match listing.page(*cursor, self.caller) {
+                    Ok(Some((page, next))) => Outcome::Complete(Reply::page(list.key(), page, next, listing.hint)),
+                    Ok(None) => Outcome::Error(Error::invalid_params("Invalid cursor")),
+                    Err(e) => Outcome::Error(e),
+                }
+            }
             Target::Complete(params) => match complete(&self.registry, params).await {
                 Ok(reply) => Outcome::Complete(reply),
                 Err(e) => Outcome::Error(e),
@@ -183,7 +191,7 @@ impl<'a> Prepared<'a> {
                         Ok(Step::Suspend(s)) if s.task && points == TaskPoints::PassThrough => {
                             resume = Some(Resume { step: s.step, locals: s.locals, responses: InputResponses::new() });
                         }
-                        Ok(step) => return outcome(step, false),
+                        Ok(step) => return outcome(step, None),
                         Err(e) => return self.failed(e),
                     }
                 }
@@ -194,17 +202,18 @@ impl<'a> Prepared<'a> {
                     get = get.resuming(resume);
                 }
                 let result = guarded(|| format!("prompt `{name}`"), ctx.clone().scope(entry.handler.get(get))).await;
-                result.map_or_else(Outcome::Error, |step| outcome(step, false))
+                result.map_or_else(Outcome::Error, |step| outcome(step, None))
             }
-            Target::Read { uri, handler, variables } => {
-                // A first-round read is cacheable (the modern wire requires cache hints on it).
-                let first_round = resume.is_none();
+            Target::Read { uri, handler, variables, hint } => {
+                // A first-round read is cacheable (the modern wire requires cache hints on it); a retry that
+                // carried answers or state is not.
+                let cache = resume.is_none().then_some(*hint);
                 let mut read = ResourceRead::new(*uri, variables.clone(), ctx.clone());
                 if let Some(resume) = resume {
                     read = read.resuming(resume);
                 }
                 let result = guarded(|| format!("resource `{uri}`"), ctx.clone().scope(handler.read(read))).await;
-                result.map_or_else(Outcome::Error, |step| outcome(step, first_round))
+                result.map_or_else(Outcome::Error, |step| outcome(step, cache))
             }
         }
     }
@@ -214,7 +223,7 @@ impl<'a> Prepared<'a> {
     pub fn failed(&self, error: Error) -> Outcome {
         match &self.target {
             Target::Tool { .. } => match tool_failure(error, Delivery::Response) {
-                Ok(result) => outcome(Step::Complete(result), false),
+                Ok(result) => outcome(Step::Complete(result), None),
                 Err(e) => Outcome::Error(e),
             },
             _ => Outcome::Error(error),
@@ -222,9 +231,9 @@ impl<'a> Prepared<'a> {
     }
 }
 
-fn outcome<T: Serialize>(step: Step<T>, cacheable: bool) -> Outcome {
+fn outcome<T: Serialize>(step: Step<T>, cache: Option<CacheHint>) -> Outcome {
     match step {
-        Step::Complete(value) => match Reply::new(value, cacheable) {
+        Step::Complete(value) => match Reply::new(value, cache) {
             Ok(reply) => Outcome::Complete(reply),
             Err(e) => Outcome::Error(e),
         },
@@ -237,30 +246,30 @@ pub(crate) struct Reply {
     /// A field whose JSON was serialized once at start-up (a `*/list` page).
     pub raw: Option<(&'static str, Arc<RawValue>)>,
     pub fields: JsonObject,
-    /// List, read and discover results carry cache hints on the modern wire.
-    pub cacheable: bool,
+    /// List, read and discover results carry cache hints on the modern wire: these.
+    pub cache: Option<CacheHint>,
 }
 
 impl Reply {
-    pub fn new(result: impl Serialize, cacheable: bool) -> Result<Self, Error> {
+    pub fn new(result: impl Serialize, cache: Option<CacheHint>) -> Result<Self, Error> {
         let fields = match serde_json::to_value(result)? {
             Value::Object(fields) => fields,
             other => return Err(Error::internal(format!("a result must be a JSON object, not {other}"))),
         };
-        Ok(Self { raw: None, fields, cacheable })
+        Ok(Self { raw: None, fields, cache })
     }
 
     /// `{}`: what `ping`, `logging/setLevel` and the like answer.
     pub fn empty() -> Self {
-        Self { raw: None, fields: JsonObject::new(), cacheable: false }
+        Self { raw: None, fields: JsonObject::new(), cache: None }
     }
 
-    fn page(key: &'static str, page: Arc<RawValue>, next_cursor: Option<String>) -> Self {
+    fn page(key: &'static str, page: Arc<RawValue>, next_cursor: Option<String>, hint: CacheHint) -> Self {
         let mut fields = JsonObject::new();
         if let Some(next) = next_cursor {
             fields.insert("nextCursor".into(), Value::String(next));
         }
-        Self { raw: Some((key, page)), fields, cacheable: true }
+        Self { raw: Some((key, page)), fields, cache: Some(hint) }
     }
 }
 
@@ -350,5 +359,5 @@ async fn complete(registry: &Registry, params: &CompleteParams) -> Result<Reply,
             }
         }
     };
-    Reply::new(CompleteResult { completion }, false)
+    Reply::new(CompleteResult { completion }, None)
 }

@@ -114,7 +114,7 @@ impl Server {
         if !edit(&mut next)? {
             return Ok(false);
         }
-        let registry = next.registry(inner.options.page_size)?;
+        let registry = next.registry(&inner.options)?;
         inner.registry.store(Arc::new(registry));
         *catalog = next;
         drop(catalog);

@@ -3,6 +3,7 @@
 
 pub(crate) mod access;
 mod builder;
+mod cache;
 pub(crate) mod call;
 pub(crate) mod catalog;
 mod changes;
@@ -15,5 +16,6 @@ mod uri_template;
 
 pub use crate::protocol::ListChanged;
 pub use builder::{FastMcp, HttpOptions, Options, Transport};
+pub use cache::{CacheHints, Cached};
 pub(crate) use changes::Change;
 pub use running::Server;

@@ -2,17 +2,18 @@
 //! whole from the [`Catalog`](super::catalog::Catalog) and never changed after. A change to what the server
 //! serves builds the next registry and swaps it in (see [`Server::add_tool`](super::Server::add_tool)).
 
+use super::cache::{self, CacheHints, Cached};
 use super::call::List;
 use super::pagination;
 use super::uri_template::UriTemplate;
 use crate::auth::{Access, AccessToken};
 use crate::error::Error;
 use crate::handler::TaskSupport;
-use crate::handler::{PromptHandler, ResourceDefinition, ResourceHandler, ToolHandler};
+use crate::handler::{Caching, PromptHandler, ResourceDefinition, ResourceHandler, ToolHandler};
 use crate::protocol::param_headers::{self, ParamHeader};
 use crate::protocol::{
-    JsonObject, ListChangedCapability, Prompt, Resource, ResourceTemplate, ResourcesCapability, ServerCapabilities,
-    Tool,
+    CacheHint, JsonObject, ListChangedCapability, Prompt, Resource, ResourceTemplate, ResourcesCapability,
+    ServerCapabilities, Tool,
 };
 use crate::schema::WRAP_RESULT_KEY;
 use serde::Serialize;
@@ -44,6 +45,8 @@ pub(crate) struct PromptEntry {
 pub(crate) struct ResourceEntry {
     pub handler: Arc<dyn ResourceHandler>,
     pub access: Access,
+    /// What its reads say about caching.
+    pub hint: CacheHint,
 }
 
 pub(crate) struct TemplateEntry {
@@ -51,6 +54,7 @@ pub(crate) struct TemplateEntry {
     pub template: UriTemplate,
     pub uri_template: String,
     pub access: Access,
+    pub hint: CacheHint,
 }
 
 /// One `*/list`, serialized once: whole pages for callers who may see everything, and each item with who
@@ -61,17 +65,23 @@ pub(crate) struct Listing {
     /// Every item is open to every caller: the whole pages serve all.
     open: bool,
     page_size: usize,
+    /// The narrowest of the items' hints, for every page.
+    pub hint: CacheHint,
 }
 
+/// One item of a list: who may see it, what it says about caching, and its entry.
+type Item<T> = (Access, CacheHint, T);
+
 impl Listing {
-    fn build<T: Serialize>(items: Vec<(Access, T)>, page_size: usize) -> Result<Self, Error> {
-        let open = items.iter().all(|(access, _)| access.is_public());
+    fn build<T: Serialize>(items: Vec<Item<T>>, page_size: usize, default: CacheHint) -> Result<Self, Error> {
+        let open = items.iter().all(|(access, ..)| access.is_public());
+        let hint = cache::narrowest(items.iter().map(|(_, hint, _)| *hint), default);
         let items: Vec<(Access, Box<RawValue>)> = items
             .into_iter()
-            .map(|(access, item)| Ok((access, serde_json::value::to_raw_value(&item)?)))
+            .map(|(access, _, item)| Ok((access, serde_json::value::to_raw_value(&item)?)))
             .collect::<Result<_, Error>>()?;
         let pages = paginate(items.iter().map(|(_, raw)| &**raw), page_size)?;
-        Ok(Self { pages, items, open, page_size })
+        Ok(Self { pages, items, open, page_size, hint })
     }
 
     /// The page a cursor names for `caller` — only what it may use — and the cursor of the next page;
@@ -130,11 +140,12 @@ pub(crate) struct Registry {
 
 impl Registry {
     /// Reads every definition once, checks names are unique and templates parse, and serializes the pages.
-    pub fn build(reg: &Registration, page_size: usize) -> Result<Self, Error> {
+    pub fn build(reg: &Registration, page_size: usize, cache: &CacheHints) -> Result<Self, Error> {
         let mut problems = Vec::new();
+        let hint = |caching: Caching, op: Cached| cache::item_hint(caching.ttl, caching.scope, cache.get(op));
 
         let mut tools = HashMap::new();
-        let mut tool_defs: Vec<(Access, Tool)> = Vec::new();
+        let mut tool_defs: Vec<Item<Tool>> = Vec::new();
         for handler in &reg.tools {
             let handler = handler.clone();
             let def = handler.definition();
@@ -147,37 +158,40 @@ impl Registry {
                 Vec::new()
             });
             let (task_support, task_step, access) = (handler.task_support(), handler.has_task_step(), handler.access());
+            let handler_caching = handler.caching();
             let name = def.name.clone();
             let entry = ToolEntry { handler, name, wrap_result, param_headers, task_support, task_step, access };
             if tools.insert(def.name.clone(), Arc::new(entry)).is_some() {
                 problems.push(format!("two tools are named `{}`; tool names must be unique", def.name));
             }
-            tool_defs.push((access, def));
+            tool_defs.push((access, hint(handler_caching, Cached::ToolsList), def));
         }
 
         let mut prompts = HashMap::new();
-        let mut prompt_defs: Vec<(Access, Prompt)> = Vec::new();
+        let mut prompt_defs: Vec<Item<Prompt>> = Vec::new();
         for handler in &reg.prompts {
             let (def, access) = (handler.definition(), handler.access());
+            let item_hint = hint(handler.caching(), Cached::PromptsList);
             if prompts.insert(def.name.clone(), Arc::new(PromptEntry { handler: handler.clone(), access })).is_some() {
                 problems.push(format!("two prompts are named `{}`; prompt names must be unique", def.name));
             }
-            prompt_defs.push((access, def));
+            prompt_defs.push((access, item_hint, def));
         }
 
         let mut resources = HashMap::new();
         let mut templates: Vec<TemplateEntry> = Vec::new();
-        let mut resource_defs: Vec<(Access, Resource)> = Vec::new();
-        let mut template_defs: Vec<(Access, ResourceTemplate)> = Vec::new();
+        let mut resource_defs: Vec<Item<Resource>> = Vec::new();
+        let mut template_defs: Vec<Item<ResourceTemplate>> = Vec::new();
         for handler in &reg.resources {
-            let (handler, access) = (handler.clone(), handler.access());
+            let (handler, access, caching) = (handler.clone(), handler.access(), handler.caching());
+            let read_hint = hint(caching, Cached::ResourcesRead);
             match handler.definition() {
                 ResourceDefinition::Static(def) => {
-                    let entry = ResourceEntry { handler, access };
+                    let entry = ResourceEntry { handler, access, hint: read_hint };
                     if resources.insert(def.uri.clone(), entry).is_some() {
                         problems.push(format!("two resources have the URI `{}`", def.uri));
                     }
-                    resource_defs.push((access, def));
+                    resource_defs.push((access, hint(caching, Cached::ResourcesList), def));
                 }
                 ResourceDefinition::Template(def) => {
                     if templates.iter().any(|t| t.uri_template == def.uri_template) {
@@ -189,10 +203,11 @@ impl Registry {
                             template,
                             uri_template: def.uri_template.clone(),
                             access,
+                            hint: read_hint,
                         }),
                         Err(why) => problems.push(format!("resource template: {why}")),
                     }
-                    template_defs.push((access, def));
+                    template_defs.push((access, hint(caching, Cached::TemplatesList), def));
                 }
             }
         }
@@ -201,9 +216,10 @@ impl Registry {
             return Err(Error::msg(format!("the server's registry is invalid: {}", problems.join("; "))));
         }
         let page_size = page_size.max(1);
-        let (tool_list, prompt_list) = (Listing::build(tool_defs, page_size)?, Listing::build(prompt_defs, page_size)?);
-        let resource_list = Listing::build(resource_defs, page_size)?;
-        let template_list = Listing::build(template_defs, page_size)?;
+        let tool_list = Listing::build(tool_defs, page_size, cache.tools_list)?;
+        let prompt_list = Listing::build(prompt_defs, page_size, cache.prompts_list)?;
+        let resource_list = Listing::build(resource_defs, page_size, cache.resources_list)?;
+        let template_list = Listing::build(template_defs, page_size, cache.templates_list)?;
         let restricted = [&tool_list, &prompt_list, &resource_list, &template_list].iter().any(|l| !l.open);
         let mut registry = Self {
             tool_list,
@@ -259,10 +275,12 @@ impl Registry {
     /// The resource serving a URI: an exact static match first, then the first matching template.
     pub fn resolve(&self, uri: &str) -> Option<Resolved<'_>> {
         if let Some(entry) = self.resources.get(uri) {
-            return Some(Resolved { handler: &entry.handler, variables: BTreeMap::new(), access: entry.access });
+            let (handler, access, hint) = (&entry.handler, entry.access, entry.hint);
+            return Some(Resolved { handler, variables: BTreeMap::new(), access, hint });
         }
         self.templates.iter().find_map(|t| {
-            Some(Resolved { handler: &t.handler, variables: t.template.match_uri(uri)?, access: t.access })
+            let variables = t.template.match_uri(uri)?;
+            Some(Resolved { handler: &t.handler, variables, access: t.access, hint: t.hint })
         })
     }
 }
@@ -272,6 +290,7 @@ pub(crate) struct Resolved<'a> {
     pub handler: &'a Arc<dyn ResourceHandler>,
     pub variables: Variables,
     pub access: Access,
+    pub hint: CacheHint,
 }
 
 /// Tool names: 1–128 characters of `[A-Za-z0-9_.-]` (2025-11-25 SHOULD; clients drop others).

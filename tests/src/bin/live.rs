@@ -1,7 +1,10 @@
 //! A server whose tools change what it serves while it runs (the live registry), run as a real process.
-//! `FASTMCP_TEST_INCLUDE` / `FASTMCP_TEST_EXCLUDE` (comma-separated) filter its tagged tools.
+//! `FASTMCP_TEST_INCLUDE` / `FASTMCP_TEST_EXCLUDE` (comma-separated) filter its tagged tools. Its cache
+//! hints: 60 s public by default, `beta` 30 s, the `live://fresh` resource 5 min, `live://mine` private.
 
 use fastmcp::prelude::*;
+use fastmcp::protocol::CacheScope;
+use std::time::Duration;
 
 /// Echo the text back.
 #[tool]
@@ -47,9 +50,21 @@ async fn admin_only() -> String {
 }
 
 /// Still in beta.
-#[tool(tags = ["beta", "public"])]
+#[tool(tags = ["beta", "public"], ttl = "30s")]
 async fn beta() -> String {
     "beta".into()
+}
+
+/// Changes rarely; anyone may cache it.
+#[resource("live://fresh", ttl = "5m", cache_scope = "public")]
+async fn fresh() -> String {
+    "fresh".into()
+}
+
+/// The caller's own.
+#[resource("live://mine", cache_scope = "private")]
+async fn mine() -> String {
+    "mine".into()
 }
 
 #[tokio::main]
@@ -65,6 +80,9 @@ async fn main() -> fastmcp::Result<()> {
         .tool(switch_echo)
         .tool(admin_only)
         .tool(beta)
+        .resource(fresh)
+        .resource(mine)
+        .cache_hints(Duration::from_secs(60), CacheScope::Public)
         .include_tags(list("FASTMCP_TEST_INCLUDE"))
         .exclude_tags(list("FASTMCP_TEST_EXCLUDE"))
         .run()

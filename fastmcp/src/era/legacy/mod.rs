@@ -172,7 +172,7 @@ fn initialize(server: &Server, session: &Session, params: Box<InitializeParams>)
             server_info: inner.info.clone(),
             instructions: inner.instructions.clone(),
         },
-        false,
+        None,
     )
 }
 

@@ -95,7 +95,7 @@ pub(super) async fn listen(
         }
     }
     // The server ends the subscription gracefully: the listen request's own result, tagged.
-    Wire::reply(json!({ "_meta": tag }), false)
+    Wire::reply(json!({ "_meta": tag }), None)
 }
 
 async fn send(stream: &mpsc::Sender<String>, method: &str, params: &serde_json::Value) -> Result<(), ()> {
