@@ -1,6 +1,7 @@
 //! What the application tells the OAuth client: how it is registered, which grant it uses, the scopes it
 //! needs and where tokens are kept.
 
+use super::assertion::SigningKey;
 use super::store::{MemoryTokenStore, TokenStore};
 use crate::auth::fetch::{DEFAULT_MAX_BODY, DEFAULT_TIMEOUT, Fetcher};
 use crate::client::ClientError;
@@ -44,6 +45,8 @@ pub(super) enum Grant {
 pub(super) struct Registration {
     pub client_id: Option<String>,
     pub client_secret: Option<String>,
+    /// The pre-registered client's private key (`private_key_jwt`), in place of a secret.
+    pub key: Option<SigningKey>,
     /// The issuer pre-registered credentials belong to; they are never offered to another.
     pub issuer: Option<String>,
     pub metadata_document: Option<String>,
@@ -81,6 +84,22 @@ impl OAuthConfig {
         Self::with(Grant::ClientCredentials, registration)
     }
 
+    /// The client credentials grant with `private_key_jwt` (RFC 7523 §2.2): no shared secret, each token
+    /// request carries a short-lived JWT signed with `key`, whose public half is registered for `client_id`.
+    ///
+    /// ```no_run
+    /// # use fastmcp::client::{Algorithm, OAuth, OAuthConfig, SigningKey};
+    /// # fn demo(pem: &str) -> Result<(), fastmcp::client::ClientError> {
+    /// let key = SigningKey::from_pem(Algorithm::ES256, pem)?;
+    /// let oauth = OAuth::new(OAuthConfig::client_credentials_jwt("reporting-service", key));
+    /// # Ok(()) }
+    /// ```
+    pub fn client_credentials_jwt(client_id: impl Into<String>, key: SigningKey) -> Self {
+        let registration =
+            Registration { client_id: Some(client_id.into()), key: Some(key), ..Registration::default() };
+        Self::with(Grant::ClientCredentials, registration)
+    }
+
     /// A pre-registered `client_id`: used first, whatever else is configured.
     pub fn client_id(mut self, client_id: impl Into<String>) -> Self {
         self.registration.client_id = Some(client_id.into());
@@ -90,6 +109,13 @@ impl OAuthConfig {
     /// The pre-registered client's secret (a confidential client); without one it is a public client.
     pub fn client_secret(mut self, secret: impl Into<String>) -> Self {
         self.registration.client_secret = Some(secret.into());
+        self
+    }
+
+    /// The pre-registered client authenticates with a JWT signed by this key (`private_key_jwt`, RFC 7523
+    /// §2.2) rather than a secret, with any grant.
+    pub fn client_key(mut self, key: SigningKey) -> Self {
+        self.registration.key = Some(key);
         self
     }
 

@@ -2,9 +2,10 @@
 //! server's authorization server (RFC 9728, then RFC 8414 / OpenID Connect discovery), gets a `client_id`
 //! (pre-registered, a Client ID Metadata Document, or RFC 7591), authorizes — authorization code with PKCE
 //! and a resource indicator (RFC 8707), the response's `state` and `iss` (RFC 9207) checked, or client
-//! credentials — and keeps, refreshes and steps up the tokens. The HTTP transport only asks it, through
-//! [`Authorizer`].
+//! credentials (with a secret or `private_key_jwt`) — and keeps, refreshes and steps up the tokens. The HTTP
+//! transport only asks it, through [`Authorizer`].
 
+mod assertion;
 mod config;
 mod discovery;
 mod pkce;
@@ -15,6 +16,7 @@ mod token;
 #[cfg(test)]
 mod tests;
 
+pub use assertion::SigningKey;
 pub use config::{AuthorizationCode, AuthorizationRequest, AuthorizationResponse, ClientMetadata, OAuthConfig, Open};
 pub use store::{MemoryTokenStore, TokenStore, Tokens};
 
@@ -298,13 +300,16 @@ impl Inner {
                 Some(bound) if bound != issuer => {
                     passed.push(format!("the pre-registered client `{id}` is registered with `{bound}`"))
                 }
-                _ => return Ok(Client { id: id.clone(), secret: registration.client_secret.clone(), method: None }),
+                _ => {
+                    let (secret, key) = (registration.client_secret.clone(), registration.key.clone());
+                    return Ok(Client { id: id.clone(), secret, key, method: None });
+                }
             }
         }
         if let Some(url) = &registration.metadata_document {
             if server.client_id_metadata_document_supported {
                 check_metadata_document(url)?;
-                return Ok(Client { id: url.clone(), secret: None, method: Some("none".to_owned()) });
+                return Ok(Client { id: url.clone(), secret: None, key: None, method: Some("none".to_owned()) });
             }
             passed.push("it does not support client ID metadata documents".to_owned());
         }

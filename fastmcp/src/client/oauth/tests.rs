@@ -9,6 +9,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
 use http::{HeaderValue, Method};
+use jsonwebtoken::Algorithm;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -16,6 +17,7 @@ use std::sync::MutexGuard;
 
 const REDIRECT: &str = "http://127.0.0.1:3000/callback";
 const CIMD: &str = "https://app.example.com/oauth/client.json";
+const EC_PEM: &str = include_str!("../../auth/testdata/ec-p256.pem");
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Iss {
@@ -779,4 +781,93 @@ fn redirects_are_read_as_authorization_responses() {
     let denied = AuthorizationResponse::from_redirect("/cb?error=access_denied&state=s").expect("parses");
     assert_eq!(denied.error.as_deref(), Some("access_denied"));
     assert!(AuthorizationResponse::from_redirect("http://127.0.0.1:3000/cb?state=s").is_err());
+}
+
+/// The public key of a test key, to check what the client signed with it.
+fn verifying_key(pem: &str, algorithm: Algorithm) -> jsonwebtoken::DecodingKey {
+    let (_, der) = pkcs8::der::Document::from_pem(pem).expect("PEM");
+    let private = jsonwebtoken::EncodingKey::from_ec_der(der.as_bytes());
+    let jwk = jsonwebtoken::jwk::Jwk::from_encoding_key(&private, algorithm).expect("a public JWK");
+    jsonwebtoken::DecodingKey::from_jwk(&jwk).expect("a key")
+}
+
+#[tokio::test]
+async fn private_key_jwt_authenticates_the_client_with_a_signed_assertion() {
+    let world = World::start("").await;
+    world.knobs().knobs.required = vec!["mcp:tools".into()];
+    world.set_metadata(json!({
+        "token_endpoint_auth_methods_supported": ["private_key_jwt"],
+        "token_endpoint_auth_signing_alg_values_supported": ["ES256"],
+    }));
+    let key = SigningKey::from_pem(Algorithm::ES256, EC_PEM).expect("a key").key_id("k1");
+    let oauth = world.oauth(OAuthConfig::client_credentials_jwt("svc", key));
+    assert_eq!(call(&oauth, &world.url).await.expect("authorized"), 200);
+    let token = &world.token_requests()[0];
+    let form = token.form();
+    assert_eq!(form["grant_type"], "client_credentials");
+    assert_eq!(form["client_id"], "svc");
+    assert_eq!(form["client_assertion_type"], "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
+    assert_eq!((token.header("authorization"), form.get("client_secret")), (None, None), "no secret anywhere");
+
+    // RFC 7523 §3: by and about the client, for this authorization server (its issuer), short-lived.
+    let mut validation = jsonwebtoken::Validation::new(Algorithm::ES256);
+    validation.set_audience(&[&world.issuer]);
+    validation.set_issuer(&["svc"]);
+    validation.set_required_spec_claims(&["iss", "sub", "aud", "exp"]);
+    let assertion = &form["client_assertion"];
+    let verified =
+        jsonwebtoken::decode::<Value>(assertion, &verifying_key(EC_PEM, Algorithm::ES256), &validation).expect("valid");
+    assert_eq!(verified.header.kid.as_deref(), Some("k1"));
+    let claims = verified.claims;
+    assert_eq!(claims["sub"], "svc");
+    assert_eq!(claims["exp"].as_u64().expect("exp") - claims["iat"].as_u64().expect("iat"), 60);
+
+    // Each request signs anew: a step-up's assertion has another jti.
+    world.knobs().knobs.required = vec!["mcp:tools".into(), "mcp:admin".into()];
+    assert_eq!(call(&oauth, &world.url).await.expect("stepped up"), 200);
+    let again = world.token_requests()[1].form();
+    let jti = |jwt: &str| jsonwebtoken::dangerous::insecure_decode::<Value>(jwt).expect("a JWT").claims["jti"].clone();
+    assert_ne!(jti(&again["client_assertion"]), jti(assertion));
+}
+
+#[tokio::test]
+async fn private_key_jwt_is_not_sent_where_the_server_does_not_take_it() {
+    let key = || SigningKey::from_pem(Algorithm::ES256, EC_PEM).expect("a key");
+    let world = World::start("").await;
+    world.set_metadata(json!({ "token_endpoint_auth_methods_supported": ["client_secret_basic"] }));
+    let why = auth_error(call(&world.oauth(OAuthConfig::client_credentials_jwt("svc", key())), &world.url).await);
+    assert!(why.contains("does not take private_key_jwt") && why.contains("client_secret_basic"), "{why}");
+    assert!(world.token_requests().is_empty(), "no token request");
+
+    let world = World::start("").await;
+    world.set_metadata(json!({
+        "token_endpoint_auth_methods_supported": ["private_key_jwt"],
+        "token_endpoint_auth_signing_alg_values_supported": ["RS256"],
+    }));
+    let why = auth_error(call(&world.oauth(OAuthConfig::client_credentials_jwt("svc", key())), &world.url).await);
+    assert!(why.contains("takes no ES256 client assertions"), "{why}");
+}
+
+#[test]
+fn signing_keys_are_checked_when_read() {
+    let rsa = include_str!("../../auth/testdata/rsa-a.pem");
+    let ed = include_str!("../../auth/testdata/ed25519.pem");
+    for (algorithm, pem) in
+        [(Algorithm::RS256, rsa), (Algorithm::PS256, rsa), (Algorithm::EdDSA, ed), (Algorithm::ES256, EC_PEM)]
+    {
+        let key = SigningKey::from_pem(algorithm, pem).unwrap_or_else(|e| panic!("{algorithm:?}: {e}"));
+        assert!(!format!("{key:?}").contains("BEGIN"), "no key material in Debug output");
+    }
+    let (_, der) = pkcs8::der::Document::from_pem(EC_PEM).expect("PEM");
+    assert!(SigningKey::from_der(Algorithm::ES256, der.as_bytes()).is_ok());
+    let refused = |algorithm, pem: &str| match SigningKey::from_pem(algorithm, pem) {
+        Err(ClientError::Auth(why)) => why,
+        other => panic!("expected a refusal, got {other:?}"),
+    };
+    assert_eq!(refused(Algorithm::RS256, EC_PEM), "the private key is an EC key, which cannot sign RS256");
+    assert!(refused(Algorithm::ES384, EC_PEM).contains("does not sign ES384"), "a P-256 key for ES384");
+    assert!(refused(Algorithm::HS256, EC_PEM).contains("shared-secret"));
+    assert!(refused(Algorithm::ES256, "not a key").contains("not readable PEM"));
+    let sec1 = "-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n";
+    assert!(refused(Algorithm::ES256, sec1).contains("openssl pkcs8 -topk8"));
 }

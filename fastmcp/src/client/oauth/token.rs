@@ -1,6 +1,7 @@
 //! The token endpoint: an authorization code exchanged (RFC 6749 §4.1.3), a refresh (§6), a client
 //! credentials grant (§4.4) — each naming the resource the token is for (RFC 8707) — and what it answers.
 
+use super::assertion::{CLIENT_ASSERTION_TYPE, client_assertion};
 use super::discovery::ServerMetadata;
 use super::registration::{Client, ClientAuth, client_auth};
 use super::store::Tokens;
@@ -39,7 +40,7 @@ pub(super) async fn request(
     request: TokenRequest<'_>,
 ) -> Result<Tokens, ClientError> {
     let endpoint = server.endpoint("token_endpoint", &server.token_endpoint)?;
-    let (form, basic) = form(&request.params, client_auth(client, server)?);
+    let (form, basic) = form(&request.params, client_auth(client, server)?, &server.issuer)?;
     let answer: TokenResponse = fetcher
         .post_form(endpoint, form, basic)
         .await
@@ -63,8 +64,16 @@ pub(super) async fn request(
     })
 }
 
-/// The form to post, and the Basic credentials when the client authenticates so.
-fn form<'a>(params: &[(&str, &str)], auth: ClientAuth<'a>) -> (String, Option<(&'a str, &'a str)>) {
+/// HTTP Basic credentials: a client id and secret.
+type Basic<'a> = (&'a str, &'a str);
+
+/// The form to post to the token endpoint of `issuer`, and the Basic credentials when the client
+/// authenticates so.
+fn form<'a>(
+    params: &[(&str, &str)],
+    auth: ClientAuth<'a>,
+    issuer: &str,
+) -> Result<(String, Option<Basic<'a>>), ClientError> {
     let mut form = form_urlencoded::Serializer::new(String::new());
     for (name, value) in params {
         form.append_pair(name, value);
@@ -79,8 +88,16 @@ fn form<'a>(params: &[(&str, &str)], auth: ClientAuth<'a>) -> (String, Option<(&
             form.append_pair("client_id", id);
             None
         }
+        // `client_id` too (RFC 7521 §4.2 allows it): the server finds the client's key without opening the JWT.
+        ClientAuth::PrivateKeyJwt { id, key } => {
+            let assertion = client_assertion(id, key, issuer)?;
+            form.append_pair("client_id", id)
+                .append_pair("client_assertion_type", CLIENT_ASSERTION_TYPE)
+                .append_pair("client_assertion", &assertion);
+            None
+        }
     };
-    (form.finish(), basic)
+    Ok((form.finish(), basic))
 }
 
 /// `expires_in` as a number of seconds — or as a string of one, as some servers send it.
