@@ -1,16 +1,25 @@
 //! JWTs the client presents at a token endpoint: the ones it signs itself to authenticate as a client
-//! (`private_key_jwt`, RFC 7523 §2.2).
+//! (`private_key_jwt`, RFC 7523 §2.2), and the ones it is given to use as an authorization grant (the JWT
+//! bearer grant, RFC 7523 §2.1: a workload's platform token, SEP-1933).
 
-use super::pkce;
+use super::discovery::ServerMetadata;
+use super::registration::Client;
+use super::store::Tokens;
+use super::token::{self, TokenRequest};
+use super::{Context, Inner, pkce};
 use crate::client::ClientError;
+use futures_util::future::BoxFuture;
 use jsonwebtoken::{Algorithm, AlgorithmFamily, EncodingKey, Header};
 use pkcs8::der::SecretDocument;
 use pkcs8::{ObjectIdentifier, PrivateKeyInfoRef};
 use std::fmt;
+use std::future::Future;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 pub(super) const CLIENT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+pub(super) const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 /// How long a client assertion is good for: one request, and modest clock skew. The authorization server
 /// need remember its `jti` (to refuse a replay) no longer.
 const ASSERTION_LIFETIME: u64 = 60;
@@ -176,4 +185,107 @@ pub(super) fn client_assertion(client_id: &str, key: &SigningKey, issuer: &str) 
         "iat": now,
         "exp": now + ASSERTION_LIFETIME,
     }))
+}
+
+/// What an assertion is wanted for: a provider may mint one for it (a workload identity platform issues
+/// tokens for a requested audience).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct AssertionRequest {
+    /// The issuer identifier of the authorization server the token is asked from: the `aud` a JWT
+    /// authorization grant must name.
+    pub issuer: String,
+    /// The MCP server's resource identifier (RFC 8707).
+    pub resource: String,
+}
+
+type Provide = Arc<dyn Fn(AssertionRequest) -> BoxFuture<'static, Result<String, ClientError>> + Send + Sync>;
+
+/// Where a JWT the client is given comes from, asked each time a token is needed: such JWTs are short-lived
+/// (a Kubernetes projected service account token rotates in place, an ID token expires), so the client
+/// never keeps one.
+#[derive(Clone)]
+pub struct Assertion {
+    provide: Provide,
+}
+
+impl Assertion {
+    /// Always this JWT (a test, or a token the application renews by building a new client).
+    pub fn fixed(jwt: impl Into<String>) -> Self {
+        let jwt: Arc<str> = jwt.into().into();
+        Self::from_fn(move |_| {
+            let jwt = jwt.clone();
+            async move { Ok(jwt.to_string()) }
+        })
+    }
+
+    /// The JWT in this file, read anew each time: a projected token (Kubernetes'
+    /// `/var/run/secrets/tokens/…`) that the platform replaces before it expires. Whitespace around it is
+    /// not part of it.
+    pub fn file(path: impl Into<PathBuf>) -> Self {
+        let path: Arc<PathBuf> = Arc::new(path.into());
+        Self::from_fn(move |_| {
+            let path = path.clone();
+            async move {
+                let text = tokio::fs::read_to_string(&*path).await.map_err(|e| {
+                    ClientError::Auth(format!("reading the assertion file `{}` failed: {e}", path.display()))
+                })?;
+                match text.trim() {
+                    "" => Err(ClientError::Auth(format!("the assertion file `{}` is empty", path.display()))),
+                    jwt => Ok(jwt.to_owned()),
+                }
+            }
+        })
+    }
+
+    /// The JWT `provide` answers with: a call to a platform's metadata service, an SDK, a cache of your own.
+    pub fn from_fn<F, Fut>(provide: F) -> Self
+    where
+        F: Fn(AssertionRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, ClientError>> + Send + 'static,
+    {
+        Self { provide: Arc::new(move |request| Box::pin(provide(request))) }
+    }
+
+    pub(super) async fn get(&self, context: &Context) -> Result<String, ClientError> {
+        let request = AssertionRequest { issuer: context.server.issuer.clone(), resource: context.resource.clone() };
+        let jwt = (self.provide)(request).await?;
+        if jwt.is_empty() {
+            return Err(ClientError::Auth("the assertion provider gave an empty assertion".to_owned()));
+        }
+        Ok(jwt)
+    }
+}
+
+impl Inner {
+    /// The JWT bearer grant (RFC 7523 §2.1): `assertion` is the grant, for the server's resource. The client
+    /// authenticates as it is registered, if it is: a workload (SEP-1933) needs no registration, the JWT says
+    /// who it is.
+    pub(super) async fn jwt_bearer(
+        &self,
+        what: &'static str,
+        assertion: &str,
+        client: Option<&Client>,
+        context: &Context,
+        scopes: &[String],
+    ) -> Result<Tokens, ClientError> {
+        let scope = (!scopes.is_empty()).then(|| scopes.join(" "));
+        let mut params = vec![("grant_type", JWT_BEARER), ("assertion", assertion)];
+        if let Some(scope) = &scope {
+            params.push(("scope", scope.as_str()));
+        }
+        params.push(("resource", context.resource.as_str()));
+        let request = TokenRequest { grant: what, params, scope: scope.clone(), refresh_token: None };
+        token::request(&self.fetcher, &context.server, client, request).await
+    }
+
+    /// The client's registration where it is optional (the JWT bearer grant): none when nothing is
+    /// configured.
+    pub(super) async fn optional_client(&self, server: &ServerMetadata) -> Result<Option<Client>, ClientError> {
+        let registration = &self.config.registration;
+        if registration.client_id.is_none() && registration.metadata_document.is_none() {
+            return Ok(None);
+        }
+        self.client(server).await.map(Some)
+    }
 }

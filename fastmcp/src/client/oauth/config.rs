@@ -1,7 +1,7 @@
 //! What the application tells the OAuth client: how it is registered, which grant it uses, the scopes it
 //! needs and where tokens are kept.
 
-use super::assertion::SigningKey;
+use super::assertion::{Assertion, SigningKey};
 use super::store::{MemoryTokenStore, TokenStore};
 use crate::auth::fetch::{DEFAULT_MAX_BODY, DEFAULT_TIMEOUT, Fetcher};
 use crate::client::ClientError;
@@ -37,6 +37,8 @@ pub struct OAuthConfig {
 pub(super) enum Grant {
     AuthorizationCode(AuthorizationCode),
     ClientCredentials,
+    /// A JWT the client is given is the grant (RFC 7523 §2.1).
+    JwtBearer(Assertion),
 }
 
 /// The ways the client may have a `client_id`, tried in the spec's order: pre-registered, then a Client ID
@@ -98,6 +100,20 @@ impl OAuthConfig {
         let registration =
             Registration { client_id: Some(client_id.into()), key: Some(key), ..Registration::default() };
         Self::with(Grant::ClientCredentials, registration)
+    }
+
+    /// The JWT bearer grant (RFC 7523 §2.1), for a workload whose platform issues it a JWT the
+    /// authorization server trusts (workload identity federation, SEP-1933: a Kubernetes service account
+    /// token, a cloud identity token, a SPIFFE JWT-SVID): it needs no client registration. A
+    /// [`client_id`](Self::client_id) (with a secret or key) authenticates it where the server asks for one.
+    ///
+    /// ```no_run
+    /// # use fastmcp::client::{Assertion, OAuth, OAuthConfig};
+    /// // A projected service account token with the authorization server as its audience.
+    /// let oauth = OAuth::new(OAuthConfig::jwt_bearer(Assertion::file("/var/run/secrets/tokens/mcp")));
+    /// ```
+    pub fn jwt_bearer(assertion: Assertion) -> Self {
+        Self::with(Grant::JwtBearer(assertion), Registration::default())
     }
 
     /// A pre-registered `client_id`: used first, whatever else is configured.

@@ -17,6 +17,9 @@ use std::sync::MutexGuard;
 
 const REDIRECT: &str = "http://127.0.0.1:3000/callback";
 const CIMD: &str = "https://app.example.com/oauth/client.json";
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+/// The assertion the authorization server refuses (`invalid_grant`).
+const REFUSED_ASSERTION: &str = "refused.jwt";
 const EC_PEM: &str = include_str!("../../auth/testdata/ec-p256.pem");
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -240,6 +243,11 @@ impl World {
                     None => return oauth_error(400, "invalid_grant"),
                 },
                 Some("client_credentials") => scopes(form.get("scope")),
+                // A JWT bearer grant: any assertion but the one the test has the server refuse.
+                Some(JWT_BEARER) => match form.get("assertion") {
+                    Some(assertion) if *assertion != REFUSED_ASSERTION => scopes(form.get("scope")),
+                    _ => return oauth_error(400, "invalid_grant"),
+                },
                 _ => return oauth_error(400, "unsupported_grant_type"),
             };
             let granted: Vec<String> = granted.into_iter().filter(|s| !shared.knobs.withhold.contains(s)).collect();
@@ -870,4 +878,78 @@ fn signing_keys_are_checked_when_read() {
     assert!(refused(Algorithm::ES256, "not a key").contains("not readable PEM"));
     let sec1 = "-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n";
     assert!(refused(Algorithm::ES256, sec1).contains("openssl pkcs8 -topk8"));
+}
+
+/// A file of the test's own, gone when it ends.
+struct TempFile(std::path::PathBuf);
+
+impl TempFile {
+    fn new(text: &str) -> Self {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let name = format!("fastmcp-assertion-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::SeqCst));
+        let file = Self(std::env::temp_dir().join(name));
+        file.write(text);
+        file
+    }
+
+    fn write(&self, text: &str) {
+        std::fs::write(&self.0, text).expect("written");
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[tokio::test]
+async fn the_jwt_bearer_grant_presents_the_workload_token_read_anew_each_time() {
+    let world = World::start("").await;
+    world.knobs().knobs.required = vec!["mcp:tools".into()];
+    let file = TempFile::new("eyJ.workload-1.sig\n");
+    let oauth = world.oauth(OAuthConfig::jwt_bearer(Assertion::file(&file.0)));
+    assert_eq!(call(&oauth, &world.url).await.expect("authorized"), 200);
+    let token = &world.token_requests()[0];
+    let form = token.form();
+    assert_eq!(form["grant_type"], JWT_BEARER);
+    assert_eq!(form["assertion"], "eyJ.workload-1.sig", "the file's token, without its newline");
+    assert_eq!((form["scope"].as_str(), form["resource"].as_str()), ("mcp:tools", world.url.as_str()));
+    // A workload needs no registration: it names no client.
+    assert_eq!((form.get("client_id"), token.header("authorization")), (None, None));
+    assert!(world.at("/register").is_empty() && world.at("/authorize").is_empty());
+
+    // The platform rotated the token: the next grant presents the new one.
+    file.write("eyJ.workload-2.sig");
+    world.knobs().books.tokens.clear();
+    assert_eq!(call(&oauth, &world.url).await.expect("authorized again"), 200);
+    assert_eq!(world.token_requests()[1].form()["assertion"], "eyJ.workload-2.sig");
+
+    // A provider of one's own is told what the JWT is for.
+    let world = World::start("").await;
+    let asked = Arc::new(Mutex::new(None));
+    let seen = asked.clone();
+    let assertion = Assertion::from_fn(move |request: AssertionRequest| {
+        *seen.lock().expect("lock") = Some((request.issuer, request.resource));
+        async { Ok("eyJ.minted.sig".to_owned()) }
+    });
+    assert_eq!(call(&world.oauth(OAuthConfig::jwt_bearer(assertion)), &world.url).await.expect("authorized"), 200);
+    assert_eq!(asked.lock().expect("lock").clone(), Some((world.issuer.clone(), world.url.clone())));
+    assert_eq!(world.token_requests()[0].form()["assertion"], "eyJ.minted.sig");
+}
+
+#[tokio::test]
+async fn a_refused_jwt_bearer_grant_is_final() {
+    let world = World::start("").await;
+    let oauth = world.oauth(OAuthConfig::jwt_bearer(Assertion::fixed(REFUSED_ASSERTION)));
+    let why = auth_error(call(&oauth, &world.url).await);
+    assert!(why.contains("the token request (JWT bearer) failed") && why.contains("HTTP 400 (invalid_grant)"), "{why}");
+    // No retry with the same JWT, no other grant.
+    assert_eq!(world.token_requests().len(), 1);
+    assert!(world.at("/authorize").is_empty());
+
+    let file = TempFile::new("  \n");
+    let why = auth_error(call(&world.oauth(OAuthConfig::jwt_bearer(Assertion::file(&file.0))), &world.url).await);
+    assert!(why.ends_with(&format!("the assertion file `{}` is empty", file.0.display())), "{why}");
+    assert_eq!(world.token_requests().len(), 1, "nothing sent without a JWT");
 }
