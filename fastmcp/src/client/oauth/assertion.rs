@@ -1,6 +1,6 @@
 //! JWTs the client presents at a token endpoint: the ones it signs itself to authenticate as a client
 //! (`private_key_jwt`, RFC 7523 §2.2), and the ones it is given to use as an authorization grant (the JWT
-//! bearer grant, RFC 7523 §2.1: a workload's platform token, SEP-1933).
+//! bearer grant, RFC 7523 §2.1: a workload's platform token, SEP-1933, or an ID-JAG, SEP-990).
 
 use super::discovery::ServerMetadata;
 use super::registration::Client;

@@ -2,6 +2,7 @@
 //! needs and where tokens are kept.
 
 use super::assertion::{Assertion, SigningKey};
+use super::exchange::IdentityProvider;
 use super::store::{MemoryTokenStore, TokenStore};
 use crate::auth::fetch::{DEFAULT_MAX_BODY, DEFAULT_TIMEOUT, Fetcher};
 use crate::client::ClientError;
@@ -39,6 +40,8 @@ pub(super) enum Grant {
     ClientCredentials,
     /// A JWT the client is given is the grant (RFC 7523 §2.1).
     JwtBearer(Assertion),
+    /// Enterprise-Managed Authorization: an ID-JAG from the IdP, then the JWT bearer grant.
+    Enterprise(IdentityProvider),
 }
 
 /// The ways the client may have a `client_id`, tried in the spec's order: pre-registered, then a Client ID
@@ -114,6 +117,21 @@ impl OAuthConfig {
     /// ```
     pub fn jwt_bearer(assertion: Assertion) -> Self {
         Self::with(Grant::JwtBearer(assertion), Registration::default())
+    }
+
+    /// Enterprise-Managed Authorization (SEP-990), for a client acting for a user signed in to the
+    /// enterprise's identity provider: the user's ID token is exchanged there for an ID-JAG (RFC 8693),
+    /// which the MCP server's authorization server takes as a JWT bearer grant — no browser step. Register
+    /// the client with that authorization server through [`client_id`](Self::client_id) (and a secret or key).
+    ///
+    /// ```no_run
+    /// # use fastmcp::client::{Assertion, IdentityProvider, OAuth, OAuthConfig};
+    /// # let id_token = String::new();
+    /// let idp = IdentityProvider::new("https://acme.idp.example", "chat-app", Assertion::fixed(id_token));
+    /// let oauth = OAuth::new(OAuthConfig::enterprise(idp).client_id("chat-app-at-mcp").client_secret("…"));
+    /// ```
+    pub fn enterprise(idp: IdentityProvider) -> Self {
+        Self::with(Grant::Enterprise(idp), Registration::default())
     }
 
     /// A pre-registered `client_id`: used first, whatever else is configured.

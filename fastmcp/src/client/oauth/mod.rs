@@ -2,12 +2,14 @@
 //! server's authorization server (RFC 9728, then RFC 8414 / OpenID Connect discovery), gets a `client_id`
 //! (pre-registered, a Client ID Metadata Document, or RFC 7591), authorizes — authorization code with PKCE
 //! and a resource indicator (RFC 8707), the response's `state` and `iss` (RFC 9207) checked, client
-//! credentials (with a secret or `private_key_jwt`) or the JWT bearer grant (workload identity) — and keeps,
-//! refreshes and steps up the tokens. The HTTP transport only asks it, through [`Authorizer`].
+//! credentials (with a secret or `private_key_jwt`), the JWT bearer grant (workload identity) or
+//! enterprise-managed authorization (RFC 8693 token exchange for an ID-JAG) — and keeps, refreshes and steps
+//! up the tokens. The HTTP transport only asks it, through [`Authorizer`].
 
 mod assertion;
 mod config;
 mod discovery;
+mod exchange;
 mod pkce;
 mod registration;
 mod store;
@@ -18,6 +20,7 @@ mod tests;
 
 pub use assertion::{Assertion, AssertionRequest, SigningKey};
 pub use config::{AuthorizationCode, AuthorizationRequest, AuthorizationResponse, ClientMetadata, OAuthConfig, Open};
+pub use exchange::IdentityProvider;
 pub use store::{MemoryTokenStore, TokenStore, Tokens};
 
 use super::authorize::Authorizer;
@@ -261,6 +264,7 @@ impl Inner {
                 let jwt = assertion.get(&context).await?;
                 self.jwt_bearer("JWT bearer", &jwt, client.as_ref(), &context, &scopes).await?
             }
+            Grant::Enterprise(idp) => self.enterprise(idp, &context, &scopes).await?,
         };
         self.config.store.set(url, Some(tokens)).await?;
         flow.requested = scopes;

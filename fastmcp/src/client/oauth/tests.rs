@@ -953,3 +953,71 @@ async fn a_refused_jwt_bearer_grant_is_final() {
     assert!(why.ends_with(&format!("the assertion file `{}` is empty", file.0.display())), "{why}");
     assert_eq!(world.token_requests().len(), 1, "nothing sent without a JWT");
 }
+
+const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
+
+/// An enterprise IdP whose token endpoint exchanges ID tokens for the ID-JAG `jag-1`, issued as `issued`.
+async fn identity_provider(issued: &'static str) -> (MockAs, String) {
+    let idp = MockAs::start().await;
+    let issuer = idp.url("");
+    // OpenID Connect discovery only: the client tries RFC 8414's location first.
+    idp.json(
+        "/.well-known/openid-configuration",
+        json!({ "issuer": issuer, "token_endpoint": idp.url("/token"), "token_endpoint_auth_methods_supported": ["none"] }),
+    );
+    idp.handle_full("/token", move |seen| {
+        let form = seen.form();
+        if form.get("subject_token").map(String::as_str) != Some("id-token") {
+            return oauth_error(400, "invalid_grant");
+        }
+        Reply::json(200, &json!({ "access_token": "jag-1", "issued_token_type": issued, "token_type": "N_A" }))
+    });
+    (idp, issuer)
+}
+
+#[tokio::test]
+async fn enterprise_managed_authorization_exchanges_the_id_token_for_an_id_jag() {
+    let world = World::start("").await;
+    world.knobs().knobs.required = vec!["mcp:tools".into()];
+    world.set_metadata(json!({ "token_endpoint_auth_methods_supported": ["client_secret_basic"] }));
+    let (idp, idp_issuer) = identity_provider(ID_JAG).await;
+    let provider = IdentityProvider::new(&idp_issuer, "idp-client", Assertion::fixed("id-token"));
+    let config = OAuthConfig::enterprise(provider).client_id("mcp-client").client_secret("s");
+    assert_eq!(call(&world.oauth(config), &world.url).await.expect("authorized"), 200);
+
+    // At the IdP (RFC 8693): the ID token for an ID-JAG meant for the MCP server's authorization server.
+    let exchanges: Vec<Seen> = idp.requests().into_iter().filter(|seen| seen.path == "/token").collect();
+    assert_eq!(exchanges.len(), 1);
+    let form = exchanges[0].form();
+    assert_eq!(form["grant_type"], "urn:ietf:params:oauth:grant-type:token-exchange");
+    assert_eq!(form["requested_token_type"], ID_JAG);
+    assert_eq!((form["audience"].as_str(), form["resource"].as_str()), (world.issuer.as_str(), world.url.as_str()));
+    assert_eq!(form["subject_token"], "id-token");
+    assert_eq!(form["subject_token_type"], "urn:ietf:params:oauth:token-type:id_token");
+    assert_eq!((form["scope"].as_str(), form["client_id"].as_str()), ("mcp:tools", "idp-client"));
+
+    // At the MCP server's authorization server: the ID-JAG as a JWT bearer grant, the client authenticated.
+    let token = &world.token_requests()[0];
+    let form = token.form();
+    assert_eq!((form["grant_type"].as_str(), form["assertion"].as_str()), (JWT_BEARER, "jag-1"));
+    assert_eq!(form["resource"], world.url);
+    assert_eq!(token.header("authorization"), Some(format!("Basic {}", STANDARD.encode("mcp-client:s")).as_str()));
+    assert!(world.at("/authorize").is_empty());
+}
+
+#[tokio::test]
+async fn an_exchange_that_issues_no_id_jag_goes_no_further() {
+    let world = World::start("").await;
+    let (_idp, idp_issuer) = identity_provider("urn:ietf:params:oauth:token-type:access_token").await;
+    let provider = IdentityProvider::new(&idp_issuer, "idp-client", Assertion::fixed("id-token"));
+    let config = OAuthConfig::enterprise(provider).client_id("mcp-client").client_secret("s");
+    let why = auth_error(call(&world.oauth(config), &world.url).await);
+    assert!(
+        why.ends_with(&format!(
+            "the identity provider `{idp_issuer}`: the token exchange issued a \
+             `urn:ietf:params:oauth:token-type:access_token`, not an ID-JAG ({ID_JAG})"
+        )),
+        "{why}"
+    );
+    assert!(world.token_requests().is_empty(), "nothing presented to the MCP server's authorization server");
+}

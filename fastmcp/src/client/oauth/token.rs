@@ -71,7 +71,7 @@ type Basic<'a> = (&'a str, &'a str);
 
 /// The form to post to the token endpoint of `issuer`, and the Basic credentials when the client
 /// authenticates so.
-fn form<'a>(
+pub(super) fn form<'a>(
     params: &[(&str, &str)],
     auth: Option<ClientAuth<'a>>,
     issuer: &str,
