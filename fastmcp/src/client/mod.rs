@@ -36,6 +36,9 @@ pub use authorize::{Authorizer, BearerToken};
 pub use connect::{ClientBuilder, EraChoice};
 pub use error::ClientError;
 pub use handlers::ServerNotification;
+/// The algorithm a [`SigningKey`] signs with (`Algorithm::ES256`, …).
+pub use jsonwebtoken::Algorithm;
+pub use oauth::{Assertion, AssertionRequest, IdentityProvider, SigningKey};
 pub use oauth::{
     AuthorizationCode, AuthorizationRequest, AuthorizationResponse, ClientMetadata, MemoryTokenStore, OAuth,
     OAuthConfig, Open, TokenStore, Tokens,

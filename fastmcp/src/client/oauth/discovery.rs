@@ -55,6 +55,7 @@ pub(super) struct ServerMetadata {
     pub registration_endpoint: Option<String>,
     pub scopes_supported: Option<Vec<String>>,
     pub token_endpoint_auth_methods_supported: Option<Vec<String>>,
+    pub token_endpoint_auth_signing_alg_values_supported: Option<Vec<String>>,
     pub code_challenge_methods_supported: Option<Vec<String>>,
     #[serde(default)]
     pub client_id_metadata_document_supported: bool,

@@ -1,12 +1,15 @@
 //! The OAuth 2.1 client of the MCP authorization spec: when a server refuses a request, it finds the
 //! server's authorization server (RFC 9728, then RFC 8414 / OpenID Connect discovery), gets a `client_id`
 //! (pre-registered, a Client ID Metadata Document, or RFC 7591), authorizes — authorization code with PKCE
-//! and a resource indicator (RFC 8707), the response's `state` and `iss` (RFC 9207) checked, or client
-//! credentials — and keeps, refreshes and steps up the tokens. The HTTP transport only asks it, through
-//! [`Authorizer`].
+//! and a resource indicator (RFC 8707), the response's `state` and `iss` (RFC 9207) checked, client
+//! credentials (with a secret or `private_key_jwt`), the JWT bearer grant (workload identity) or
+//! enterprise-managed authorization (RFC 8693 token exchange for an ID-JAG) — and keeps, refreshes and steps
+//! up the tokens. The HTTP transport only asks it, through [`Authorizer`].
 
+mod assertion;
 mod config;
 mod discovery;
+mod exchange;
 mod pkce;
 mod registration;
 mod store;
@@ -15,7 +18,9 @@ mod token;
 #[cfg(test)]
 mod tests;
 
+pub use assertion::{Assertion, AssertionRequest, SigningKey};
 pub use config::{AuthorizationCode, AuthorizationRequest, AuthorizationResponse, ClientMetadata, OAuthConfig, Open};
+pub use exchange::IdentityProvider;
 pub use store::{MemoryTokenStore, TokenStore, Tokens};
 
 use super::authorize::Authorizer;
@@ -254,6 +259,12 @@ impl Inner {
         let tokens = match &self.config.grant {
             Grant::AuthorizationCode(grant) => self.authorize(grant, &context, &scopes).await?,
             Grant::ClientCredentials => self.client_credentials(&context, &scopes).await?,
+            Grant::JwtBearer(assertion) => {
+                let client = self.optional_client(&context.server).await?;
+                let jwt = assertion.get(&context).await?;
+                self.jwt_bearer("JWT bearer", &jwt, client.as_ref(), &context, &scopes).await?
+            }
+            Grant::Enterprise(idp) => self.enterprise(idp, &context, &scopes).await?,
         };
         self.config.store.set(url, Some(tokens)).await?;
         flow.requested = scopes;
@@ -298,13 +309,16 @@ impl Inner {
                 Some(bound) if bound != issuer => {
                     passed.push(format!("the pre-registered client `{id}` is registered with `{bound}`"))
                 }
-                _ => return Ok(Client { id: id.clone(), secret: registration.client_secret.clone(), method: None }),
+                _ => {
+                    let (secret, key) = (registration.client_secret.clone(), registration.key.clone());
+                    return Ok(Client { id: id.clone(), secret, key, method: None });
+                }
             }
         }
         if let Some(url) = &registration.metadata_document {
             if server.client_id_metadata_document_supported {
                 check_metadata_document(url)?;
-                return Ok(Client { id: url.clone(), secret: None, method: Some("none".to_owned()) });
+                return Ok(Client { id: url.clone(), secret: None, key: None, method: Some("none".to_owned()) });
             }
             passed.push("it does not support client ID metadata documents".to_owned());
         }
@@ -394,7 +408,7 @@ impl Inner {
             ("resource", context.resource.as_str()),
         ];
         let request = TokenRequest { grant: "authorization code", params, scope, refresh_token: None };
-        token::request(&self.fetcher, server, &client, request).await
+        token::request(&self.fetcher, server, Some(&client), request).await
     }
 
     /// The client credentials grant: the client asks for itself.
@@ -407,13 +421,17 @@ impl Inner {
         }
         params.push(("resource", context.resource.as_str()));
         let request = TokenRequest { grant: "client credentials", params, scope: scope.clone(), refresh_token: None };
-        token::request(&self.fetcher, &context.server, &client, request).await
+        token::request(&self.fetcher, &context.server, Some(&client), request).await
     }
 
     /// A refresh (RFC 6749 §6) at the authorization server that issued `tokens`; the result is kept.
     async fn refresh(&self, url: &str, context: &Context, tokens: &Tokens) -> Result<Tokens, ClientError> {
         let refresh_token = tokens.refresh_token.as_deref().unwrap_or_default();
-        let client = self.client(&context.server).await?;
+        // A workload with no registration refreshes as it got the token: naming no client.
+        let client = match self.config.grant {
+            Grant::JwtBearer(_) => self.optional_client(&context.server).await?,
+            _ => Some(self.client(&context.server).await?),
+        };
         let params = vec![
             ("grant_type", "refresh_token"),
             ("refresh_token", refresh_token),
@@ -421,7 +439,7 @@ impl Inner {
         ];
         let request =
             TokenRequest { grant: "refresh", params, scope: tokens.scope.clone(), refresh_token: Some(refresh_token) };
-        let fresh = token::request(&self.fetcher, &context.server, &client, request).await?;
+        let fresh = token::request(&self.fetcher, &context.server, client.as_ref(), request).await?;
         self.config.store.set(url, Some(fresh.clone())).await?;
         tracing::debug!(server = url, issuer = %context.server.issuer, "oauth: tokens refreshed");
         Ok(fresh)

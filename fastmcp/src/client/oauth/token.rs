@@ -1,6 +1,8 @@
 //! The token endpoint: an authorization code exchanged (RFC 6749 §4.1.3), a refresh (§6), a client
-//! credentials grant (§4.4) — each naming the resource the token is for (RFC 8707) — and what it answers.
+//! credentials grant (§4.4), a JWT bearer grant (RFC 7523 §2.1) — each naming the resource the token is for
+//! (RFC 8707) — and what it answers.
 
+use super::assertion::{CLIENT_ASSERTION_TYPE, client_assertion};
 use super::discovery::ServerMetadata;
 use super::registration::{Client, ClientAuth, client_auth};
 use super::store::Tokens;
@@ -10,7 +12,7 @@ use serde::{Deserialize, Deserializer};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// One token request: its grant's parameters; the client authenticates as the server and its registration
-/// say.
+/// say (or not at all, where it has none: a workload presenting its JWT).
 pub(super) struct TokenRequest<'a> {
     /// The grant, for messages: `authorization code`, `refresh`, `client credentials`.
     pub grant: &'static str,
@@ -35,11 +37,12 @@ struct TokenResponse {
 pub(super) async fn request(
     fetcher: &Fetcher,
     server: &ServerMetadata,
-    client: &Client,
+    client: Option<&Client>,
     request: TokenRequest<'_>,
 ) -> Result<Tokens, ClientError> {
     let endpoint = server.endpoint("token_endpoint", &server.token_endpoint)?;
-    let (form, basic) = form(&request.params, client_auth(client, server)?);
+    let auth = client.map(|client| client_auth(client, server)).transpose()?;
+    let (form, basic) = form(&request.params, auth, &server.issuer)?;
     let answer: TokenResponse = fetcher
         .post_form(endpoint, form, basic)
         .await
@@ -63,24 +66,41 @@ pub(super) async fn request(
     })
 }
 
-/// The form to post, and the Basic credentials when the client authenticates so.
-fn form<'a>(params: &[(&str, &str)], auth: ClientAuth<'a>) -> (String, Option<(&'a str, &'a str)>) {
+/// HTTP Basic credentials: a client id and secret.
+type Basic<'a> = (&'a str, &'a str);
+
+/// The form to post to the token endpoint of `issuer`, and the Basic credentials when the client
+/// authenticates so.
+pub(super) fn form<'a>(
+    params: &[(&str, &str)],
+    auth: Option<ClientAuth<'a>>,
+    issuer: &str,
+) -> Result<(String, Option<Basic<'a>>), ClientError> {
     let mut form = form_urlencoded::Serializer::new(String::new());
     for (name, value) in params {
         form.append_pair(name, value);
     }
     let basic = match auth {
-        ClientAuth::Basic { id, secret } => Some((id, secret)),
-        ClientAuth::Post { id, secret } => {
+        Some(ClientAuth::Basic { id, secret }) => Some((id, secret)),
+        Some(ClientAuth::Post { id, secret }) => {
             form.append_pair("client_id", id).append_pair("client_secret", secret);
             None
         }
-        ClientAuth::Public { id } => {
+        Some(ClientAuth::Public { id }) => {
             form.append_pair("client_id", id);
             None
         }
+        // `client_id` too (RFC 7521 §4.2 allows it): the server finds the client's key without opening the JWT.
+        Some(ClientAuth::PrivateKeyJwt { id, key }) => {
+            let assertion = client_assertion(id, key, issuer)?;
+            form.append_pair("client_id", id)
+                .append_pair("client_assertion_type", CLIENT_ASSERTION_TYPE)
+                .append_pair("client_assertion", &assertion);
+            None
+        }
+        None => None,
     };
-    (form.finish(), basic)
+    Ok((form.finish(), basic))
 }
 
 /// `expires_in` as a number of seconds — or as a string of one, as some servers send it.
