@@ -31,7 +31,7 @@ pub(crate) mod transport;
 pub(crate) use calls::Retry;
 pub use calls::Round;
 
-pub use authorize::{Authorizer, BearerToken};
+pub use authorize::{Authorizer, BearerToken, Credentials, Refusal, RequestTarget};
 pub use connect::{ClientBuilder, EraChoice};
 pub use error::ClientError;
 pub use handlers::ServerNotification;

@@ -3,13 +3,14 @@
 
 use crate::auth::discovery::metadata_urls;
 use crate::auth::fetch::{Fetcher, Why};
-use crate::auth::{METADATA_PATH, parse_challenges};
+use crate::auth::{METADATA_PATH, ParsedChallenge, parse_challenges};
 use crate::client::ClientError;
-use http::Uri;
+use http::header::WWW_AUTHENTICATE;
+use http::{HeaderMap, Uri};
 use serde::Deserialize;
 use std::net::IpAddr;
 
-/// The `Bearer` challenge of a refusal, as far as the client acts on it.
+/// The `Bearer` (or `DPoP`, RFC 9449 §7.1) challenge of a refusal, as far as the client acts on it.
 #[derive(Debug, Default)]
 pub(super) struct Challenge {
     pub error: Option<String>,
@@ -18,17 +19,25 @@ pub(super) struct Challenge {
 }
 
 impl Challenge {
-    /// The first `Bearer` challenge of a `WWW-Authenticate` value; an absent or unreadable one says nothing.
+    /// The first `Bearer` or `DPoP` challenge of a `WWW-Authenticate` value (both carry the same
+    /// parameters); an absent or unreadable one says nothing.
     pub fn parse(value: Option<&str>) -> Self {
         let challenges = value.and_then(parse_challenges).unwrap_or_default();
-        let Some(bearer) = challenges.iter().find(|c| c.scheme.eq_ignore_ascii_case("bearer")) else {
+        let is = |c: &ParsedChallenge, scheme: &str| c.scheme.eq_ignore_ascii_case(scheme);
+        let Some(first) = challenges.iter().find(|c| is(c, "bearer") || is(c, "dpop")) else {
             return Self::default();
         };
         Self {
-            error: bearer.param("error").map(str::to_owned),
-            scope: bearer.param("scope").map(split_scopes).unwrap_or_default(),
-            resource_metadata: bearer.param("resource_metadata").filter(|url| !url.is_empty()).map(str::to_owned),
+            error: first.param("error").map(str::to_owned),
+            scope: first.param("scope").map(split_scopes).unwrap_or_default(),
+            resource_metadata: first.param("resource_metadata").filter(|url| !url.is_empty()).map(str::to_owned),
         }
+    }
+
+    /// The challenges of every `WWW-Authenticate` header of a response (one list, RFC 9110 §11.6.1).
+    pub fn of(headers: &HeaderMap) -> Self {
+        let values: Vec<&str> = headers.get_all(WWW_AUTHENTICATE).iter().filter_map(|v| v.to_str().ok()).collect();
+        Self::parse((!values.is_empty()).then(|| values.join(", ")).as_deref())
     }
 }
 
@@ -272,5 +281,12 @@ mod tests {
         let none = Challenge::parse(Some("Basic realm=\"x\""));
         assert!(none.error.is_none() && none.scope.is_empty() && none.resource_metadata.is_none());
         assert!(Challenge::parse(None).scope.is_empty());
+        // A DPoP challenge says the same; every header is read.
+        let dpop = Challenge::parse(Some(r#"DPoP error="invalid_token", resource_metadata="https://m/x""#));
+        assert_eq!(dpop.resource_metadata.as_deref(), Some("https://m/x"));
+        let mut headers = HeaderMap::new();
+        headers.append(WWW_AUTHENTICATE, "Basic realm=\"x\"".parse().unwrap());
+        headers.append(WWW_AUTHENTICATE, "Bearer scope=\"a\"".parse().unwrap());
+        assert_eq!(Challenge::of(&headers).scope, ["a"]);
     }
 }

@@ -18,7 +18,7 @@ mod tests;
 pub use config::{AuthorizationCode, AuthorizationRequest, AuthorizationResponse, ClientMetadata, OAuthConfig, Open};
 pub use store::{MemoryTokenStore, TokenStore, Tokens};
 
-use super::authorize::Authorizer;
+use super::authorize::{Authorizer, Credentials, Refusal, RequestTarget};
 use super::error::ClientError;
 use super::transport::BoxFuture;
 use crate::auth::fetch::{DEFAULT_MAX_BODY, Fetcher};
@@ -105,18 +105,16 @@ impl OAuth {
 }
 
 impl Authorizer for OAuth {
-    fn authorization(&self, url: &str) -> BoxFuture<'_, Result<Option<String>, ClientError>> {
-        let url = url.to_owned();
-        Box::pin(async move { self.inner.authorization(&url).await.map_err(|e| for_server(e, &url)) })
+    fn authorization<'a>(&'a self, request: RequestTarget<'a>) -> BoxFuture<'a, Result<Credentials, ClientError>> {
+        Box::pin(async move { self.inner.authorization(request).await.map_err(|e| for_server(e, request.url)) })
     }
 
     fn refused<'a>(
         &'a self,
-        url: &'a str,
-        status: u16,
-        www_authenticate: Option<&'a str>,
+        request: RequestTarget<'a>,
+        refusal: Refusal<'a>,
     ) -> BoxFuture<'a, Result<bool, ClientError>> {
-        Box::pin(async move { self.inner.refused(url, status, www_authenticate).await.map_err(|e| for_server(e, url)) })
+        Box::pin(async move { self.inner.refused(request, refusal).await.map_err(|e| for_server(e, request.url)) })
     }
 }
 
@@ -136,26 +134,24 @@ impl Inner {
 
     /// The kept access token, refreshed first if it is about to expire and can be. None before the first
     /// refusal: the server's challenge says where tokens come from.
-    async fn authorization(&self, url: &str) -> Result<Option<String>, ClientError> {
-        let slot = self.slot(url);
-        let header = self.current(url, &slot).await?;
-        if header.is_some() {
-            slot.handed.fetch_add(1, Ordering::SeqCst);
-        }
-        Ok(header)
+    async fn authorization(&self, request: RequestTarget<'_>) -> Result<Credentials, ClientError> {
+        let slot = self.slot(request.url);
+        let Some(tokens) = self.current(request.url, &slot).await? else { return Ok(Credentials::default()) };
+        slot.handed.fetch_add(1, Ordering::SeqCst);
+        Ok(Credentials::bearer(&tokens.access_token))
     }
 
-    async fn current(&self, url: &str, slot: &Slot) -> Result<Option<String>, ClientError> {
+    async fn current(&self, url: &str, slot: &Slot) -> Result<Option<Tokens>, ClientError> {
         let store = &self.config.store;
         let Some(tokens) = store.get(url).await? else { return Ok(None) };
         if tokens.refresh_token.is_none() || !tokens.expires_within(EXPIRY_MARGIN) {
-            return Ok(Some(bearer(&tokens)));
+            return Ok(Some(tokens));
         }
         let flow = slot.flow.lock().await;
         // Another request may have refreshed while this one waited.
         let Some(tokens) = store.get(url).await? else { return Ok(None) };
         if !tokens.expires_within(EXPIRY_MARGIN) {
-            return Ok(Some(bearer(&tokens)));
+            return Ok(Some(tokens));
         }
         if let Some(context) = &flow.context
             && tokens.issuer.as_deref() == Some(context.server.issuer.as_str())
@@ -163,18 +159,19 @@ impl Inner {
             match self.refresh(url, context, &tokens).await {
                 Ok(fresh) => {
                     slot.generation.fetch_add(1, Ordering::SeqCst);
-                    return Ok(Some(bearer(&fresh)));
+                    return Ok(Some(fresh));
                 }
                 // The expired token goes; its refusal will run the whole flow.
                 Err(e) => tracing::warn!(server = url, "oauth: refreshing an expiring token failed: {e}"),
             }
         }
-        Ok(Some(bearer(&tokens)))
+        Ok(Some(tokens))
     }
 
     /// A refusal: new credentials if they can be had (`true`: retry).
-    async fn refused(&self, url: &str, status: u16, www_authenticate: Option<&str>) -> Result<bool, ClientError> {
-        let challenge = Challenge::parse(www_authenticate);
+    async fn refused(&self, request: RequestTarget<'_>, refusal: Refusal<'_>) -> Result<bool, ClientError> {
+        let (url, status) = (request.url, refusal.status);
+        let challenge = Challenge::of(refusal.headers);
         let step_up = status == 403 && challenge.error.as_deref() == Some("insufficient_scope");
         if status != 401 && !step_up {
             // A plain 403 is a decision about the caller, not about its credentials.
@@ -394,7 +391,7 @@ impl Inner {
             ("resource", context.resource.as_str()),
         ];
         let request = TokenRequest { grant: "authorization code", params, scope, refresh_token: None };
-        token::request(&self.fetcher, server, &client, request).await
+        token::request(&self.fetcher, &context.server, &client, request).await
     }
 
     /// The client credentials grant: the client asks for itself.
@@ -461,8 +458,4 @@ fn check_response(response: &AuthorizationResponse, state: &str, server: &Server
         return Err(ClientError::Auth(format!("the authorization response of `{issuer}` has no code")));
     }
     Ok(())
-}
-
-fn bearer(tokens: &Tokens) -> String {
-    format!("Bearer {}", tokens.access_token)
 }
