@@ -36,7 +36,7 @@ pub use connect::{ClientBuilder, EraChoice};
 pub use error::ClientError;
 pub use handlers::ServerNotification;
 pub use oauth::{
-    AuthorizationCode, AuthorizationRequest, AuthorizationResponse, ClientMetadata, MemoryTokenStore, OAuth,
+    AuthorizationCode, AuthorizationRequest, AuthorizationResponse, ClientMetadata, Dpop, MemoryTokenStore, OAuth,
     OAuthConfig, Open, TokenStore, Tokens,
 };
 pub use subscribe::Subscription;

@@ -1,6 +1,7 @@
 //! Finding where tokens come from: the server's protected resource metadata (RFC 9728), then its
 //! authorization server's metadata (RFC 8414 / OpenID Connect discovery), each validated before use.
 
+use super::dpop::USE_NONCE;
 use crate::auth::discovery::metadata_urls;
 use crate::auth::fetch::{Fetcher, Why};
 use crate::auth::{METADATA_PATH, ParsedChallenge, parse_challenges};
@@ -16,6 +17,8 @@ pub(super) struct Challenge {
     pub error: Option<String>,
     pub scope: Vec<String>,
     pub resource_metadata: Option<String>,
+    /// Whether a `DPoP` challenge asks for a proof with the server's nonce (`use_dpop_nonce`, RFC 9449 §9).
+    pub use_dpop_nonce: bool,
 }
 
 impl Challenge {
@@ -24,13 +27,15 @@ impl Challenge {
     pub fn parse(value: Option<&str>) -> Self {
         let challenges = value.and_then(parse_challenges).unwrap_or_default();
         let is = |c: &ParsedChallenge, scheme: &str| c.scheme.eq_ignore_ascii_case(scheme);
+        let use_dpop_nonce = challenges.iter().any(|c| is(c, "dpop") && c.param("error") == Some(USE_NONCE));
         let Some(first) = challenges.iter().find(|c| is(c, "bearer") || is(c, "dpop")) else {
-            return Self::default();
+            return Self { use_dpop_nonce, ..Self::default() };
         };
         Self {
             error: first.param("error").map(str::to_owned),
             scope: first.param("scope").map(split_scopes).unwrap_or_default(),
             resource_metadata: first.param("resource_metadata").filter(|url| !url.is_empty()).map(str::to_owned),
+            use_dpop_nonce,
         }
     }
 
@@ -69,6 +74,8 @@ pub(super) struct ServerMetadata {
     pub client_id_metadata_document_supported: bool,
     #[serde(default)]
     pub authorization_response_iss_parameter_supported: bool,
+    /// The algorithms it takes DPoP proofs in (RFC 9449 §5.1); absent where it does not advertise DPoP.
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 impl ServerMetadata {
@@ -281,12 +288,17 @@ mod tests {
         let none = Challenge::parse(Some("Basic realm=\"x\""));
         assert!(none.error.is_none() && none.scope.is_empty() && none.resource_metadata.is_none());
         assert!(Challenge::parse(None).scope.is_empty());
-        // A DPoP challenge says the same; every header is read.
+        // A DPoP challenge says the same, and may ask for a nonce; every header is read.
         let dpop = Challenge::parse(Some(r#"DPoP error="invalid_token", resource_metadata="https://m/x""#));
         assert_eq!(dpop.resource_metadata.as_deref(), Some("https://m/x"));
+        assert!(!dpop.use_dpop_nonce);
+        assert!(Challenge::parse(Some(r#"DPoP error="use_dpop_nonce""#)).use_dpop_nonce);
+        assert!(!Challenge::parse(Some(r#"Bearer error="use_dpop_nonce""#)).use_dpop_nonce);
         let mut headers = HeaderMap::new();
         headers.append(WWW_AUTHENTICATE, "Basic realm=\"x\"".parse().unwrap());
         headers.append(WWW_AUTHENTICATE, "Bearer scope=\"a\"".parse().unwrap());
-        assert_eq!(Challenge::of(&headers).scope, ["a"]);
+        headers.append(WWW_AUTHENTICATE, "DPoP algs=\"ES256\", error=\"use_dpop_nonce\"".parse().unwrap());
+        let all = Challenge::of(&headers);
+        assert!(all.scope == ["a"] && all.use_dpop_nonce, "{all:?}");
     }
 }

@@ -352,6 +352,7 @@ async fn the_whole_flow_ends_in_a_token_the_resource_accepts() {
     assert_eq!(call(&oauth, &world.url).await.expect("authorized"), 200);
     let tokens = world.store.get(&world.url).await.expect("store").expect("kept");
     assert_eq!(tokens.issuer.as_deref(), Some(world.issuer.as_str()));
+    assert!(!tokens.dpop, "the authorization server does not advertise DPoP");
     assert_eq!(oauth.authorization(post(&world.url)).await.expect("asks"), Credentials::bearer(&tokens.access_token));
     // The next call uses the kept token: no new authorization.
     assert_eq!(call(&oauth, &world.url).await.expect("authorized"), 200);
@@ -802,3 +803,5 @@ fn redirects_are_read_as_authorization_responses() {
     assert_eq!(denied.error.as_deref(), Some("access_denied"));
     assert!(AuthorizationResponse::from_redirect("http://127.0.0.1:3000/cb?state=s").is_err());
 }
+
+mod dpop_flow;

@@ -1,11 +1,14 @@
 //! The token endpoint: an authorization code exchanged (RFC 6749 §4.1.3), a refresh (§6), a client
-//! credentials grant (§4.4) — each naming the resource the token is for (RFC 8707) — and what it answers.
+//! credentials grant (§4.4) — each naming the resource the token is for (RFC 8707), with a DPoP proof where
+//! the token is to be bound (RFC 9449 §5) — and what it answers.
 
 use super::discovery::ServerMetadata;
+use super::dpop::{NONCE_HEADER, PROOF_HEADER, Prover, USE_NONCE, nonce_of};
 use super::registration::{Client, ClientAuth, client_auth};
 use super::store::Tokens;
-use crate::auth::fetch::Fetcher;
+use crate::auth::fetch::{FetchError, Fetcher};
 use crate::client::ClientError;
+use http::{HeaderName, HeaderValue, Method, StatusCode};
 use serde::{Deserialize, Deserializer};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -32,23 +35,67 @@ struct TokenResponse {
     scope: Option<String>,
 }
 
+/// One token request, with a DPoP proof when `dpop` is given (RFC 9449 §5): then the token must come back
+/// bound to the key (`token_type` `DPoP`), and a `use_dpop_nonce` refusal is retried once with the nonce the
+/// authorization server handed out (§8). Without one, the token must be a Bearer token.
 pub(super) async fn request(
     fetcher: &Fetcher,
     server: &ServerMetadata,
     client: &Client,
     request: TokenRequest<'_>,
+    dpop: Option<&Prover>,
 ) -> Result<Tokens, ClientError> {
     let endpoint = server.endpoint("token_endpoint", &server.token_endpoint)?;
     let (form, basic) = form(&request.params, client_auth(client, server)?);
-    let answer: TokenResponse = fetcher
-        .post_form(endpoint, form, basic)
-        .await
-        .map_err(|e| ClientError::Auth(format!("the token request ({}) failed: {e}", request.grant)))?;
-    // A token of another type (DPoP) would need proofs this client does not make.
-    if let Some(kind) = answer.token_type.as_deref().filter(|kind| !kind.eq_ignore_ascii_case("bearer")) {
+    let failed = |e: FetchError| ClientError::Auth(format!("the token request ({}) failed: {e}", request.grant));
+    let mut retried = false;
+    let answer: TokenResponse = loop {
+        let proof = dpop.map(|dpop| dpop.proof("POST", endpoint, None)).transpose()?;
+        let headers = match &proof {
+            Some(proof) => vec![(HeaderName::from_static(PROOF_HEADER), proof_value(proof)?)],
+            None => Vec::new(),
+        };
+        let answer = fetcher.post_form_answer(endpoint, form.clone(), basic, headers).await.map_err(failed)?;
+        let nonce = answer.headers.get(NONCE_HEADER).and_then(|v| v.to_str().ok());
+        if let (Some(dpop), Some(nonce)) = (dpop, nonce) {
+            dpop.remember(endpoint, nonce);
+        }
+        // A nonce the proof did not carry yet: the retry can do better.
+        let fresh = nonce.is_some_and(|nonce| proof.as_deref().and_then(nonce_of).as_deref() != Some(nonce));
+        if dpop.is_some()
+            && !retried
+            && fresh
+            && answer.status == StatusCode::BAD_REQUEST
+            && asks_for_nonce(&answer.body)
+        {
+            tracing::debug!(%endpoint, "oauth: the token request is retried with the authorization server's DPoP nonce");
+            retried = true;
+            continue;
+        }
+        break answer.json(Method::POST, endpoint).map_err(failed)?;
+    };
+    // An absent `token_type` is taken for Bearer, as before DPoP (RFC 6749 §5.1 requires one).
+    let kind = answer.token_type.as_deref().unwrap_or("Bearer");
+    let bound = kind.eq_ignore_ascii_case("dpop");
+    if !bound && !kind.eq_ignore_ascii_case("bearer") {
         return Err(ClientError::Auth(format!(
-            "{endpoint} issued a `{kind}` token; this client uses Bearer tokens only"
+            "{endpoint} issued a `{kind}` token; this client uses Bearer and DPoP tokens only"
         )));
+    }
+    match (dpop.is_some(), bound) {
+        (true, false) => {
+            return Err(ClientError::Auth(format!(
+                "{endpoint} issued an unbound `{kind}` token to a request with a DPoP proof: its authorization server \
+                 advertises DPoP, so a token that is not bound to the key is refused (RFC 9449 §5)"
+            )));
+        }
+        (false, true) => {
+            return Err(ClientError::Auth(format!(
+                "{endpoint} issued a DPoP-bound token to a request without a proof, which this client cannot use \
+                 (DPoP is off, or the authorization server does not advertise it: OAuthConfig::dpop)"
+            )));
+        }
+        _ => {}
     }
     if answer.access_token.is_empty() {
         return Err(ClientError::Auth(format!("{endpoint} issued an empty access token")));
@@ -60,7 +107,22 @@ pub(super) async fn request(
         expires_at: answer.expires_in.map(|seconds| now.saturating_add(seconds)),
         scope: answer.scope.or(request.scope),
         issuer: Some(server.issuer.clone()),
+        dpop: bound,
     })
+}
+
+/// A proof as a header value (it is one: base64url and dots).
+fn proof_value(proof: &str) -> Result<HeaderValue, ClientError> {
+    HeaderValue::from_str(proof).map_err(|_| ClientError::Auth("a DPoP proof is not a header value".to_owned()))
+}
+
+/// Whether an error answer is the authorization server's request for a nonce (RFC 9449 §8).
+fn asks_for_nonce(body: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Error {
+        error: String,
+    }
+    serde_json::from_slice::<Error>(body).is_ok_and(|e| e.error == USE_NONCE)
 }
 
 /// The form to post, and the Basic credentials when the client authenticates so.
