@@ -1,7 +1,6 @@
 //! What the application tells the OAuth client: how it is registered, which grant it uses, the scopes it
 //! needs and where tokens are kept.
 
-use super::dpop::Dpop;
 use super::store::{MemoryTokenStore, TokenStore};
 use crate::auth::fetch::{DEFAULT_MAX_BODY, DEFAULT_TIMEOUT, Fetcher};
 use crate::client::ClientError;
@@ -31,7 +30,7 @@ pub struct OAuthConfig {
     pub(super) store: Arc<dyn TokenStore>,
     pub(super) max_attempts: u32,
     pub(super) timeout: Duration,
-    pub(super) dpop: Dpop,
+    pub(super) dpop: super::Dpop,
 }
 
 #[derive(Clone)]
@@ -62,7 +61,7 @@ impl OAuthConfig {
             store: Arc::new(MemoryTokenStore::new()),
             max_attempts: 3,
             timeout: DEFAULT_TIMEOUT,
-            dpop: Dpop::default(),
+            dpop: super::Dpop::default(),
         }
     }
 
@@ -154,8 +153,8 @@ impl OAuthConfig {
     }
 
     /// Whether tokens are bound to a key of this client's with DPoP (RFC 9449): by default
-    /// [`Dpop::Auto`], where the authorization server advertises it.
-    pub fn dpop(mut self, dpop: Dpop) -> Self {
+    /// [`Dpop::Auto`](super::Dpop::Auto), where the authorization server advertises it.
+    pub fn dpop(mut self, dpop: super::Dpop) -> Self {
         self.dpop = dpop;
         self
     }
