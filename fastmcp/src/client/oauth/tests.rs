@@ -8,11 +8,15 @@ use crate::auth::test_as::{MockAs, Reply, Seen};
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
-use http::{HeaderMap, HeaderName, HeaderValue, Method};
+use http::{HeaderMap, HeaderName};
+use http::{HeaderValue, Method};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::MutexGuard;
+
+// DPoP, against a token endpoint and a resource that check proofs.
+mod dpop_flow;
 
 const REDIRECT: &str = "http://127.0.0.1:3000/callback";
 const CIMD: &str = "https://app.example.com/oauth/client.json";
@@ -803,5 +807,3 @@ fn redirects_are_read_as_authorization_responses() {
     assert_eq!(denied.error.as_deref(), Some("access_denied"));
     assert!(AuthorizationResponse::from_redirect("http://127.0.0.1:3000/cb?state=s").is_err());
 }
-
-mod dpop_flow;
