@@ -5,7 +5,7 @@
 use super::discovery::ServerMetadata;
 use super::registration::Client;
 use super::store::Tokens;
-use super::token::{self, TokenRequest};
+use super::token::TokenRequest;
 use super::{Context, Inner, pkce};
 use crate::client::ClientError;
 use futures_util::future::BoxFuture;
@@ -276,7 +276,7 @@ impl Inner {
         }
         params.push(("resource", context.resource.as_str()));
         let request = TokenRequest { grant: what, params, scope: scope.clone(), refresh_token: None };
-        token::request(&self.fetcher, &context.server, client, request).await
+        self.token(context, client, request, false).await
     }
 
     /// The client's registration where it is optional (the JWT bearer grant): none when nothing is

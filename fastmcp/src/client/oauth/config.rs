@@ -32,6 +32,7 @@ pub struct OAuthConfig {
     pub(super) store: Arc<dyn TokenStore>,
     pub(super) max_attempts: u32,
     pub(super) timeout: Duration,
+    pub(super) dpop: super::Dpop,
 }
 
 #[derive(Clone)]
@@ -68,6 +69,7 @@ impl OAuthConfig {
             store: Arc::new(MemoryTokenStore::new()),
             max_attempts: 3,
             timeout: DEFAULT_TIMEOUT,
+            dpop: super::Dpop::default(),
         }
     }
 
@@ -207,6 +209,13 @@ impl OAuthConfig {
     /// the `open` hook's.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// Whether tokens are bound to a key of this client's with DPoP (RFC 9449): by default
+    /// [`Dpop::Auto`](super::Dpop::Auto), where the authorization server advertises it.
+    pub fn dpop(mut self, dpop: super::Dpop) -> Self {
+        self.dpop = dpop;
         self
     }
 }

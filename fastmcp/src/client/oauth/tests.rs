@@ -8,12 +8,16 @@ use crate::auth::test_as::{MockAs, Reply, Seen};
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
+use http::{HeaderMap, HeaderName};
 use http::{HeaderValue, Method};
 use jsonwebtoken::Algorithm;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::MutexGuard;
+
+// DPoP, against a token endpoint and a resource that check proofs.
+mod dpop_flow;
 
 const REDIRECT: &str = "http://127.0.0.1:3000/callback";
 const CIMD: &str = "https://app.example.com/oauth/client.json";
@@ -303,26 +307,47 @@ fn code_config() -> OAuthConfig {
         .dynamic_registration(ClientMetadata::new("fastmcp test"))
 }
 
-/// What the transport does: send with the client's credentials; on 401/403 ask it, and retry if it says so.
+/// The request the loop below plays.
+fn post(url: &str) -> RequestTarget<'_> {
+    RequestTarget { method: &Method::POST, url }
+}
+
+/// What the transport does: send with the client's credentials (and tell it of the answer); on 401/403 ask
+/// it, and retry if it says so.
 async fn call(oauth: &OAuth, url: &str) -> Result<u16, ClientError> {
     let fetcher = Fetcher::new(Duration::from_secs(5), 1 << 20);
     for _ in 0..10 {
+        let credentials = oauth.authorization(post(url)).await?;
         let mut headers = Vec::new();
-        if let Some(value) = oauth.authorization(url).await? {
+        if let Some(value) = &credentials.authorization {
             headers.push((AUTHORIZATION, HeaderValue::try_from(value).expect("a header value")));
+        }
+        if let Some(proof) = &credentials.dpop {
+            headers.push((HeaderName::from_static("dpop"), HeaderValue::try_from(proof).expect("a header value")));
         }
         let body = Some(Body::Json(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_owned()));
         let answer = fetcher.send(Method::POST, url, headers, body).await.expect("the resource answers");
         let status = answer.status.as_u16();
         if status == 401 || status == 403 {
-            let challenge = answer.headers.get(WWW_AUTHENTICATE).and_then(|v| v.to_str().ok()).map(str::to_owned);
-            if oauth.refused(url, status, challenge.as_deref()).await? {
+            let refusal = Refusal { status, headers: &answer.headers, sent: &credentials };
+            if oauth.refused(post(url), refusal).await? {
                 continue;
             }
+        } else {
+            oauth.answered(post(url), &answer.headers);
         }
         return Ok(status);
     }
     panic!("the client kept asking to retry")
+}
+
+/// A refusal with this `WWW-Authenticate` value, of a request that carried nothing.
+async fn refuse(oauth: &OAuth, url: &str, status: u16, challenge: Option<&str>) -> Result<bool, ClientError> {
+    let mut headers = HeaderMap::new();
+    if let Some(challenge) = challenge {
+        headers.insert(WWW_AUTHENTICATE, HeaderValue::from_str(challenge).expect("a header value"));
+    }
+    oauth.refused(post(url), Refusal { status, headers: &headers, sent: &Credentials::default() }).await
 }
 
 fn auth_error(result: Result<u16, ClientError>) -> String {
@@ -336,11 +361,13 @@ fn auth_error(result: Result<u16, ClientError>) -> String {
 async fn the_whole_flow_ends_in_a_token_the_resource_accepts() {
     let world = World::start("").await;
     let oauth = world.oauth(code_config());
-    assert_eq!(oauth.authorization(&world.url).await.expect("asks"), None, "no token before the first refusal");
+    let none = Credentials::default();
+    assert_eq!(oauth.authorization(post(&world.url)).await.expect("asks"), none, "no token before the first refusal");
     assert_eq!(call(&oauth, &world.url).await.expect("authorized"), 200);
     let tokens = world.store.get(&world.url).await.expect("store").expect("kept");
     assert_eq!(tokens.issuer.as_deref(), Some(world.issuer.as_str()));
-    assert_eq!(oauth.authorization(&world.url).await.expect("asks"), Some(format!("Bearer {}", tokens.access_token)));
+    assert!(!tokens.dpop, "the authorization server does not advertise DPoP");
+    assert_eq!(oauth.authorization(post(&world.url)).await.expect("asks"), Credentials::bearer(&tokens.access_token));
     // The next call uses the kept token: no new authorization.
     assert_eq!(call(&oauth, &world.url).await.expect("authorized"), 200);
     assert_eq!(world.at("/authorize").len(), 1);
@@ -678,7 +705,7 @@ async fn a_refresh_token_is_used_before_a_new_authorization() {
     world.knobs().books.tokens.clear();
     assert_eq!(call(&oauth, &world.url).await.expect("refreshed"), 200);
     let before = world.token_requests().len();
-    let header = oauth.authorization(&world.url).await.expect("asks").expect("a token");
+    let header = oauth.authorization(post(&world.url)).await.expect("asks").authorization.expect("a token");
     assert_eq!(world.token_requests().len(), before + 1, "refreshed on the way out");
     assert!(world.knobs().books.tokens.contains_key(header.trim_start_matches("Bearer ")));
     assert_eq!(world.at("/authorize").len(), 1);
@@ -743,8 +770,8 @@ async fn refusals_that_wait_for_another_retry_with_its_credentials() {
     let challenge =
         format!("Bearer resource_metadata=\"{}\"", world.rs.url("/.well-known/oauth-protected-resource/mcp"));
     let (a, b) = tokio::join!(
-        oauth.refused(&world.url, 401, Some(&challenge)),
-        oauth.refused(&world.url, 401, Some(&challenge))
+        refuse(&oauth, &world.url, 401, Some(&challenge)),
+        refuse(&oauth, &world.url, 401, Some(&challenge))
     );
     assert!(a.expect("renewed") && b.expect("renewed"));
     assert_eq!(world.at("/authorize").len(), 1, "one authorization for both");
@@ -755,8 +782,8 @@ async fn refusals_that_wait_for_another_retry_with_its_credentials() {
 async fn a_plain_403_is_final() {
     let world = World::start("").await;
     let oauth = world.oauth(code_config());
-    assert!(!oauth.refused(&world.url, 403, Some("Bearer error=\"invalid_token\"")).await.expect("no error"));
-    assert!(!oauth.refused(&world.url, 500, None).await.expect("no error"));
+    assert!(!refuse(&oauth, &world.url, 403, Some("Bearer error=\"invalid_token\"")).await.expect("no error"));
+    assert!(!refuse(&oauth, &world.url, 500, None).await.expect("no error"));
     assert!(world.auth.requests().is_empty() && world.rs.requests().is_empty());
 }
 
