@@ -8,7 +8,7 @@
 use fastmcp::client::{ClientBuilder, EraChoice, ServerNotification};
 use fastmcp::protocol::{ListChanged, ListenNotifications};
 use fastmcp::{FastMcp, HttpOptions};
-use fastmcp_tests::{StdioClient, first_text, modern_meta};
+use fastmcp_tests::{HttpServer, StdioClient, first_text, modern_meta};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -115,30 +115,12 @@ async fn tags_filter_what_is_served() {
     }
 }
 
-/// The `live` bin over Streamable HTTP, on a free loopback port.
-async fn live_over_http() -> (tokio::process::Child, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let process = tokio::process::Command::new(live())
-        .env("FASTMCP_TRANSPORT", "http")
-        .env("FASTMCP_PORT", port.to_string())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the live bin starts");
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    (process, format!("http://127.0.0.1:{port}/mcp"))
-}
-
 /// Over HTTP, in both eras, with the Rust client: a legacy session hears of the change on its standalone
 /// stream, a modern client on its listen stream; both then see the new tool.
 #[tokio::test]
 async fn over_http_both_eras_hear_of_a_change_and_see_it() {
-    let (_process, url) = live_over_http().await;
+    let server = HttpServer::spawn(live()).await;
+    let url = server.url();
 
     let heard = Arc::new(Mutex::new(Vec::<ListChanged>::new()));
     let seen = heard.clone();
