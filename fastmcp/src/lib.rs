@@ -51,7 +51,7 @@ pub use fastmcp_macros::{elicit, prompt, resource, tool};
 pub use handler::{Args, Json};
 pub use protocol::ListChanged;
 pub use serve::init_tracing;
-pub use server::{FastMcp, HttpOptions, Server, Transport};
+pub use server::{FastMcp, HttpOptions, Server, Transport, middleware};
 #[cfg(feature = "http")]
 pub use transport::http::McpService;
 

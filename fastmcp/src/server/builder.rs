@@ -4,6 +4,7 @@
 use super::cache::{CacheHints, Cached};
 use super::catalog::{Catalog, TagFilter};
 use super::changes::Changes;
+use super::middleware::Middleware;
 use super::registry::Registration;
 use super::running::{Server, ServerInner};
 use crate::auth::{Gate, ProtectedResource};
@@ -31,6 +32,7 @@ pub struct FastMcp {
     instructions: Option<String>,
     registration: Registration,
     tags: TagFilter,
+    middleware: Vec<Arc<dyn Middleware>>,
     options: Options,
     request_state: RequestStateConfig,
     auth: Option<ProtectedResource>,
@@ -110,6 +112,7 @@ impl FastMcp {
             instructions: None,
             registration: Registration::default(),
             tags: TagFilter::default(),
+            middleware: Vec::new(),
             options: Options::default(),
             request_state: RequestStateConfig::default(),
             auth: None,
@@ -164,6 +167,13 @@ impl FastMcp {
     /// Registers a resource or resource template (a fn marked `#[resource(...)]`, or any [`ResourceHandler`]).
     pub fn resource(mut self, resource: impl ResourceHandler) -> Self {
         self.registration.resources.push(Arc::new(resource));
+        self
+    }
+
+    /// Adds a middleware around dispatch (see [`middleware`](super::middleware)): the first added is the
+    /// outermost, seeing each request first and its answer last.
+    pub fn middleware(mut self, middleware: impl Middleware) -> Self {
+        self.middleware.push(Arc::new(middleware));
         self
     }
 
@@ -331,6 +341,7 @@ impl FastMcp {
                 changes: Changes::default(),
                 closing: CancellationToken::new(),
                 gate,
+                middleware: self.middleware.into(),
             }),
         })
     }

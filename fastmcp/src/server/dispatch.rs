@@ -8,6 +8,7 @@
 
 use super::access::refused;
 use super::call::{Call, List};
+use super::middleware::{Arguments, BoxFuture, Next, Request, Response};
 use super::registry::{PromptEntry, Registry, ToolEntry, Variables};
 use super::running::Server;
 use crate::auth::{AccessToken, Principal};
@@ -166,9 +167,53 @@ impl<'a> Prepared<'a> {
         Some(Binding::new(method, target, digest, principal, fingerprint))
     }
 
-    /// Runs one round: from the start, or from `resume`. A result is cacheable only when the request was a
-    /// first round (retries that carried answers or state must not be cached).
+    /// Runs one round, from the start or from `resume`, through the server's middleware (see
+    /// [`middleware`](super::middleware)) when it has any.
     pub async fn run(&self, ctx: &Context, resume: Option<Resume>, points: TaskPoints) -> Outcome {
+        let chain = &self.server.inner.middleware;
+        if chain.is_empty() {
+            return self.dispatch(ctx, resume, points, Arguments::None).await;
+        }
+        let retry = resume.is_some();
+        let resume = std::sync::Mutex::new(resume);
+        let inner = innermost(|request: Request<'_>| {
+            let resume = resume.lock().unwrap_or_else(|p| p.into_inner()).take();
+            Box::pin(async move {
+                let outcome = self.dispatch(request.context, resume, points, request.arguments).await;
+                Response { outcome }
+            })
+        });
+        match Next::new(chain, &inner).run(self.request(ctx, retry)).await.outcome {
+            // A middleware's own failure becomes what any failure of this request becomes.
+            Outcome::Error(e) => self.failed(e),
+            other => other,
+        }
+    }
+
+    /// This request as middleware sees it.
+    fn request<'r>(&'r self, context: &'r Context, retry: bool) -> Request<'r> {
+        let (method, name, arguments, cursor) = match &self.target {
+            Target::List { list, cursor } => (list.method(), None, Arguments::None, *cursor),
+            Target::Tool { entry, arguments } => {
+                ("tools/call", Some(entry.name.as_str()), Arguments::Tool(*arguments), None)
+            }
+            Target::Prompt { name, arguments, .. } => ("prompts/get", Some(*name), Arguments::Prompt(*arguments), None),
+            Target::Read { uri, .. } => ("resources/read", Some(*uri), Arguments::None, None),
+            Target::Complete(_) => ("completion/complete", None, Arguments::None, None),
+        };
+        Request { method, name, context, retry, arguments, cursor }
+    }
+
+    /// One round of the request itself, its arguments as a middleware replaced them (if one did). A result
+    /// is cacheable only when the request was a first round (retries that carried answers or state must
+    /// not be cached).
+    async fn dispatch(
+        &self,
+        ctx: &Context,
+        resume: Option<Resume>,
+        points: TaskPoints,
+        changed: Arguments<'_>,
+    ) -> Outcome {
         match &self.target {
             Target::List { list, cursor } => {
                 let listing = self.registry.listing(*list);
@@ -183,9 +228,13 @@ impl<'a> Prepared<'a> {
                 Err(e) => Outcome::Error(e),
             },
             Target::Tool { entry, arguments } => {
+                let arguments = match changed {
+                    Arguments::ToolReplaced(replaced) => Some(replaced),
+                    _ => arguments.map(ToOwned::to_owned),
+                };
                 let mut resume = resume;
                 loop {
-                    let arguments = arguments.map(ToOwned::to_owned);
+                    let arguments = arguments.clone();
                     match run_tool(self.server, entry, arguments, ctx.clone(), resume.take()).await {
                         // `run_as_task()` where the rest can't be a task: on at once, in this round.
                         Ok(Step::Suspend(s)) if s.task && points == TaskPoints::PassThrough => {
@@ -197,7 +246,11 @@ impl<'a> Prepared<'a> {
                 }
             }
             Target::Prompt { name, entry, arguments } => {
-                let mut get = PromptGet::new(*name, arguments.cloned().unwrap_or_default(), ctx.clone());
+                let arguments = match changed {
+                    Arguments::PromptReplaced(replaced) => replaced,
+                    _ => arguments.cloned().unwrap_or_default(),
+                };
+                let mut get = PromptGet::new(*name, arguments, ctx.clone());
                 if let Some(resume) = resume {
                     get = get.resuming(resume);
                 }
@@ -229,6 +282,14 @@ impl<'a> Prepared<'a> {
             _ => Outcome::Error(error),
         }
     }
+}
+
+/// Pins the innermost layer's lifetimes to one: the request's, its future's and what it borrows.
+fn innermost<'r, F>(f: F) -> F
+where
+    F: Fn(Request<'r>) -> BoxFuture<'r, Response> + Send + Sync + 'r,
+{
+    f
 }
 
 fn outcome<T: Serialize>(step: Step<T>, cache: Option<CacheHint>) -> Outcome {

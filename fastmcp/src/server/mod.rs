@@ -9,6 +9,7 @@ pub(crate) mod catalog;
 mod changes;
 pub(crate) mod dispatch;
 mod live;
+pub mod middleware;
 mod pagination;
 pub(crate) mod registry;
 mod running;

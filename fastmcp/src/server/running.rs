@@ -40,6 +40,8 @@ pub(crate) struct ServerInner {
     pub closing: CancellationToken,
     /// The authorization edge, when the server is a protected resource.
     pub gate: Option<Arc<Gate>>,
+    /// Around every round of dispatch, outermost first.
+    pub middleware: super::middleware::Chain,
 }
 
 impl Server {
