@@ -4,8 +4,8 @@
 use super::cache::{CacheHints, Cached};
 use super::catalog::{Catalog, TagFilter};
 use super::changes::Changes;
-use super::middleware::Middleware;
-use super::registry::Registration;
+use super::middleware::{Chain, Middleware};
+use super::registry::{Registered, Registration};
 use super::running::{Server, ServerInner};
 use crate::auth::{Gate, ProtectedResource};
 use crate::error::{Error, Result};
@@ -30,9 +30,9 @@ pub struct FastMcp {
     transport: Option<Transport>,
     info: Implementation,
     instructions: Option<String>,
-    registration: Registration,
-    tags: TagFilter,
-    middleware: Vec<Arc<dyn Middleware>>,
+    pub(super) registration: Registration,
+    pub(super) tags: TagFilter,
+    pub(super) middleware: Vec<Arc<dyn Middleware>>,
     options: Options,
     request_state: RequestStateConfig,
     auth: Option<ProtectedResource>,
@@ -154,19 +154,19 @@ impl FastMcp {
 
     /// Registers a tool (a fn marked `#[tool]`, or any [`ToolHandler`]).
     pub fn tool(mut self, tool: impl ToolHandler) -> Self {
-        self.registration.tools.push(Arc::new(tool));
+        self.registration.tools.push(Registered::new(Arc::new(tool)));
         self
     }
 
     /// Registers a prompt (a fn marked `#[prompt]`, or any [`PromptHandler`]).
     pub fn prompt(mut self, prompt: impl PromptHandler) -> Self {
-        self.registration.prompts.push(Arc::new(prompt));
+        self.registration.prompts.push(Registered::new(Arc::new(prompt)));
         self
     }
 
     /// Registers a resource or resource template (a fn marked `#[resource(...)]`, or any [`ResourceHandler`]).
     pub fn resource(mut self, resource: impl ResourceHandler) -> Self {
-        self.registration.resources.push(Arc::new(resource));
+        self.registration.resources.push(Registered::new(Arc::new(resource)));
         self
     }
 
@@ -300,7 +300,8 @@ impl FastMcp {
     /// Checks the registrations (unique names, valid templates) and builds the [`Server`] that serves them.
     pub fn build(self) -> Result<Server> {
         let catalog = Catalog::new(self.registration, self.tags);
-        let registry = catalog.registry(&self.options)?;
+        let middleware: Chain = self.middleware.into();
+        let registry = catalog.registry(&self.options, &middleware)?;
         let gate = match self.auth {
             Some(auth) => {
                 let problems = auth.problems();
@@ -341,7 +342,7 @@ impl FastMcp {
                 changes: Changes::default(),
                 closing: CancellationToken::new(),
                 gate,
-                middleware: self.middleware.into(),
+                middleware,
             }),
         })
     }

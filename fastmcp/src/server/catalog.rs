@@ -4,7 +4,8 @@
 //! only then keeps both, so a change that would make an invalid registry changes nothing.
 
 use super::builder::Options;
-use super::registry::{Registration, Registry};
+use super::middleware::Chain;
+use super::registry::{Registered, Registration, Registry};
 use crate::error::{Error, Result};
 use crate::handler::{PromptHandler, ResourceDefinition, ResourceHandler, ToolHandler};
 use crate::protocol::ListChanged;
@@ -20,7 +21,7 @@ pub(crate) struct TagFilter {
 }
 
 impl TagFilter {
-    fn admits(&self, tags: &[String]) -> bool {
+    pub fn admits(&self, tags: &[String]) -> bool {
         (self.include.is_empty() || tags.iter().any(|t| self.include.contains(t)))
             && !tags.iter().any(|t| self.exclude.contains(t))
     }
@@ -28,7 +29,7 @@ impl TagFilter {
 
 /// One registered component.
 struct Entry<H: ?Sized> {
-    handler: Arc<H>,
+    registered: Registered<H>,
     /// Its name (tools, prompts), URI or URI template (resources): what changes name it by.
     key: String,
     tags: Vec<String>,
@@ -38,7 +39,8 @@ struct Entry<H: ?Sized> {
 // Not derived: that would ask `H: Clone` of the handler, where only the `Arc` is cloned.
 impl<H: ?Sized> Clone for Entry<H> {
     fn clone(&self) -> Self {
-        Self { handler: self.handler.clone(), key: self.key.clone(), tags: self.tags.clone(), enabled: self.enabled }
+        let (registered, key, tags) = (self.registered.clone(), self.key.clone(), self.tags.clone());
+        Self { registered, key, tags, enabled: self.enabled }
     }
 }
 
@@ -71,23 +73,23 @@ impl Component {
 impl Catalog {
     /// The builder's registrations, all enabled (duplicates are the registry's to report, all at once).
     pub fn new(registration: Registration, filter: TagFilter) -> Self {
-        let tools = registration.tools.into_iter().map(|h| entry(h.definition().name, h.tags(), h)).collect();
-        let prompts = registration.prompts.into_iter().map(|h| entry(h.definition().name, h.tags(), h)).collect();
-        let resources = registration.resources.into_iter().map(|h| entry(resource_key(&*h), h.tags(), h)).collect();
+        let tools = registration.tools.into_iter().map(|r| entry(r.handler.definition().name, r)).collect();
+        let prompts = registration.prompts.into_iter().map(|r| entry(r.handler.definition().name, r)).collect();
+        let resources = registration.resources.into_iter().map(|r| entry(resource_key(&*r.handler), r)).collect();
         Self { tools, prompts, resources, filter }
     }
 
     /// The registry of what is enabled and admitted by the tag filter.
-    pub fn registry(&self, options: &Options) -> Result<Registry> {
-        fn served<H: ?Sized>(entries: &[Entry<H>], filter: &TagFilter) -> Vec<Arc<H>> {
-            entries.iter().filter(|e| e.enabled && filter.admits(&e.tags)).map(|e| e.handler.clone()).collect()
+    pub fn registry(&self, options: &Options, chain: &Chain) -> Result<Registry> {
+        fn served<H: ?Sized>(entries: &[Entry<H>], filter: &TagFilter) -> Vec<Registered<H>> {
+            entries.iter().filter(|e| e.enabled && filter.admits(&e.tags)).map(|e| e.registered.clone()).collect()
         }
         let registration = Registration {
             tools: served(&self.tools, &self.filter),
             prompts: served(&self.prompts, &self.filter),
             resources: served(&self.resources, &self.filter),
         };
-        Registry::build(&registration, options.page_size, &options.cache)
+        Registry::build(&registration, options.page_size, &options.cache, chain)
     }
 
     /// Adds a component after those registered; one of the same name (or URI) is an error, enabled or not.
@@ -100,9 +102,13 @@ impl Catalog {
             Ok(())
         }
         match component {
-            Component::Tool(h) => push(&mut self.tools, entry(h.definition().name, h.tags(), h), "a tool named"),
-            Component::Prompt(h) => push(&mut self.prompts, entry(h.definition().name, h.tags(), h), "a prompt named"),
-            Component::Resource(h) => push(&mut self.resources, entry(resource_key(&*h), h.tags(), h), "a resource"),
+            Component::Tool(h) => push(&mut self.tools, entry(h.definition().name, Registered::new(h)), "a tool named"),
+            Component::Prompt(h) => {
+                push(&mut self.prompts, entry(h.definition().name, Registered::new(h)), "a prompt named")
+            }
+            Component::Resource(h) => {
+                push(&mut self.resources, entry(resource_key(&*h), Registered::new(h)), "a resource")
+            }
         }
     }
 
@@ -140,8 +146,33 @@ impl Catalog {
     }
 }
 
-fn entry<H: ?Sized>(key: String, tags: Vec<String>, handler: Arc<H>) -> Entry<H> {
-    Entry { handler, key, tags, enabled: true }
+/// An enabled entry, its tags read once.
+fn entry<H: ?Sized + Tagged>(key: String, registered: Registered<H>) -> Entry<H> {
+    let tags = registered.handler.tags();
+    Entry { registered, key, tags, enabled: true }
+}
+
+/// The handler traits' `tags`, for code generic over them.
+trait Tagged {
+    fn tags(&self) -> Vec<String>;
+}
+
+impl Tagged for dyn ToolHandler {
+    fn tags(&self) -> Vec<String> {
+        ToolHandler::tags(self)
+    }
+}
+
+impl Tagged for dyn PromptHandler {
+    fn tags(&self) -> Vec<String> {
+        PromptHandler::tags(self)
+    }
+}
+
+impl Tagged for dyn ResourceHandler {
+    fn tags(&self) -> Vec<String> {
+        ResourceHandler::tags(self)
+    }
 }
 
 fn resource_key(handler: &dyn ResourceHandler) -> String {

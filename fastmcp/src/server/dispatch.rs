@@ -8,7 +8,7 @@
 
 use super::access::refused;
 use super::call::{Call, List};
-use super::middleware::{Arguments, BoxFuture, Next, Request, Response};
+use super::middleware::{Arguments, BoxFuture, Chain, Next, Request, Response};
 use super::registry::{PromptEntry, Registry, ToolEntry, Variables};
 use super::running::Server;
 use crate::auth::{AccessToken, Principal};
@@ -82,7 +82,7 @@ enum Target<'a> {
     List { list: List, cursor: Option<&'a str> },
     Tool { entry: Arc<ToolEntry>, arguments: Option<&'a RawValue> },
     Prompt { name: &'a str, entry: Arc<PromptEntry>, arguments: Option<&'a BTreeMap<String, String>> },
-    Read { uri: &'a str, handler: Arc<dyn ResourceHandler>, variables: Variables, hint: CacheHint },
+    Read { uri: &'a str, handler: Arc<dyn ResourceHandler>, variables: Variables, hint: CacheHint, chain: Chain },
     Complete(&'a CompleteParams),
 }
 
@@ -113,12 +113,8 @@ impl Server {
             }
             Call::Read { uri } => {
                 let resolved = registry.resolve(uri).ok_or_else(|| Error::resource_not_found(uri))?;
-                Target::Read {
-                    uri,
-                    handler: resolved.handler.clone(),
-                    variables: resolved.variables,
-                    hint: resolved.hint,
-                }
+                let (handler, chain) = (resolved.handler.clone(), resolved.chain.clone());
+                Target::Read { uri, handler, variables: resolved.variables, hint: resolved.hint, chain }
             }
             Call::Complete(params) => Target::Complete(params),
         };
@@ -170,7 +166,12 @@ impl<'a> Prepared<'a> {
     /// Runs one round, from the start or from `resume`, through the server's middleware (see
     /// [`middleware`](super::middleware)) when it has any.
     pub async fn run(&self, ctx: &Context, resume: Option<Resume>, points: TaskPoints) -> Outcome {
-        let chain = &self.server.inner.middleware;
+        let chain = match &self.target {
+            Target::Tool { entry, .. } => &entry.chain,
+            Target::Prompt { entry, .. } => &entry.chain,
+            Target::Read { chain, .. } => chain,
+            Target::List { .. } | Target::Complete(_) => &self.server.inner.middleware,
+        };
         if chain.is_empty() {
             return self.dispatch(ctx, resume, points, Arguments::None).await;
         }
@@ -257,7 +258,7 @@ impl<'a> Prepared<'a> {
                 let result = guarded(|| format!("prompt `{name}`"), ctx.clone().scope(entry.handler.get(get))).await;
                 result.map_or_else(Outcome::Error, |step| outcome(step, None))
             }
-            Target::Read { uri, handler, variables, hint } => {
+            Target::Read { uri, handler, variables, hint, .. } => {
                 // A first-round read is cacheable (the modern wire requires cache hints on it); a retry that
                 // carried answers or state is not.
                 let cache = resume.is_none().then_some(*hint);

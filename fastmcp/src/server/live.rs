@@ -114,7 +114,7 @@ impl Server {
         if !edit(&mut next)? {
             return Ok(false);
         }
-        let registry = next.registry(&inner.options)?;
+        let registry = next.registry(&inner.options, &inner.middleware)?;
         inner.registry.store(Arc::new(registry));
         *catalog = next;
         drop(catalog);

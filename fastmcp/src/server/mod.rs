@@ -10,6 +10,7 @@ mod changes;
 pub(crate) mod dispatch;
 mod live;
 pub mod middleware;
+mod mount;
 mod pagination;
 pub(crate) mod registry;
 mod running;

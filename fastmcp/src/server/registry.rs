@@ -4,6 +4,7 @@
 
 use super::cache::{self, CacheHints, Cached};
 use super::call::List;
+use super::middleware::Chain;
 use super::pagination;
 use super::uri_template::UriTemplate;
 use crate::auth::{Access, AccessToken};
@@ -35,11 +36,14 @@ pub(crate) struct ToolEntry {
     pub task_support: crate::handler::TaskSupport,
     pub task_step: bool,
     pub access: Access,
+    /// The middleware its calls go through.
+    pub chain: Chain,
 }
 
 pub(crate) struct PromptEntry {
     pub handler: Arc<dyn PromptHandler>,
     pub access: Access,
+    pub chain: Chain,
 }
 
 pub(crate) struct ResourceEntry {
@@ -47,6 +51,7 @@ pub(crate) struct ResourceEntry {
     pub access: Access,
     /// What its reads say about caching.
     pub hint: CacheHint,
+    pub chain: Chain,
 }
 
 pub(crate) struct TemplateEntry {
@@ -55,6 +60,7 @@ pub(crate) struct TemplateEntry {
     pub uri_template: String,
     pub access: Access,
     pub hint: CacheHint,
+    pub chain: Chain,
 }
 
 /// One `*/list`, serialized once: whole pages for callers who may see everything, and each item with who
@@ -116,9 +122,34 @@ fn paginate<'a>(items: impl Iterator<Item = &'a RawValue>, page_size: usize) -> 
 /// The handlers a registry is built from, in registration order.
 #[derive(Default, Clone)]
 pub(crate) struct Registration {
-    pub tools: Vec<Arc<dyn ToolHandler>>,
-    pub prompts: Vec<Arc<dyn PromptHandler>>,
-    pub resources: Vec<Arc<dyn ResourceHandler>>,
+    pub tools: Vec<Registered<dyn ToolHandler>>,
+    pub prompts: Vec<Registered<dyn PromptHandler>>,
+    pub resources: Vec<Registered<dyn ResourceHandler>>,
+}
+
+/// A handler as registered: with the middleware of the servers it was mounted from, outermost first
+/// (empty for the server's own), which run inside the server's own for its requests.
+pub(crate) struct Registered<H: ?Sized> {
+    pub handler: Arc<H>,
+    pub mounted: Chain,
+}
+
+impl<H: ?Sized> Registered<H> {
+    pub fn new(handler: Arc<H>) -> Self {
+        Self { handler, mounted: Arc::new([]) }
+    }
+}
+
+// Not derived: that would ask `H: Clone` of the handler, where only the `Arc`s are cloned.
+impl<H: ?Sized> Clone for Registered<H> {
+    fn clone(&self) -> Self {
+        Self { handler: self.handler.clone(), mounted: self.mounted.clone() }
+    }
+}
+
+/// The chain a component's requests go through: the server's, then its mounts'.
+fn chain_of(server: &Chain, mounted: &Chain) -> Chain {
+    if mounted.is_empty() { server.clone() } else { server.iter().chain(mounted.iter()).cloned().collect() }
 }
 
 pub(crate) struct Registry {
@@ -140,14 +171,14 @@ pub(crate) struct Registry {
 
 impl Registry {
     /// Reads every definition once, checks names are unique and templates parse, and serializes the pages.
-    pub fn build(reg: &Registration, page_size: usize, cache: &CacheHints) -> Result<Self, Error> {
+    pub fn build(reg: &Registration, page_size: usize, cache: &CacheHints, chain: &Chain) -> Result<Self, Error> {
         let mut problems = Vec::new();
         let hint = |caching: Caching, op: Cached| cache::item_hint(caching.ttl, caching.scope, cache.get(op));
 
         let mut tools = HashMap::new();
         let mut tool_defs: Vec<Item<Tool>> = Vec::new();
-        for handler in &reg.tools {
-            let handler = handler.clone();
+        for registered in &reg.tools {
+            let handler = registered.handler.clone();
             let def = handler.definition();
             if let Err(why) = check_tool_name(&def.name) {
                 problems.push(why);
@@ -159,8 +190,8 @@ impl Registry {
             });
             let (task_support, task_step, access) = (handler.task_support(), handler.has_task_step(), handler.access());
             let handler_caching = handler.caching();
-            let name = def.name.clone();
-            let entry = ToolEntry { handler, name, wrap_result, param_headers, task_support, task_step, access };
+            let (name, chain) = (def.name.clone(), chain_of(chain, &registered.mounted));
+            let entry = ToolEntry { handler, name, wrap_result, param_headers, task_support, task_step, access, chain };
             if tools.insert(def.name.clone(), Arc::new(entry)).is_some() {
                 problems.push(format!("two tools are named `{}`; tool names must be unique", def.name));
             }
@@ -169,10 +200,12 @@ impl Registry {
 
         let mut prompts = HashMap::new();
         let mut prompt_defs: Vec<Item<Prompt>> = Vec::new();
-        for handler in &reg.prompts {
+        for registered in &reg.prompts {
+            let handler = registered.handler.clone();
             let (def, access) = (handler.definition(), handler.access());
             let item_hint = hint(handler.caching(), Cached::PromptsList);
-            if prompts.insert(def.name.clone(), Arc::new(PromptEntry { handler: handler.clone(), access })).is_some() {
+            let entry = PromptEntry { handler, access, chain: chain_of(chain, &registered.mounted) };
+            if prompts.insert(def.name.clone(), Arc::new(entry)).is_some() {
                 problems.push(format!("two prompts are named `{}`; prompt names must be unique", def.name));
             }
             prompt_defs.push((access, item_hint, def));
@@ -182,12 +215,13 @@ impl Registry {
         let mut templates: Vec<TemplateEntry> = Vec::new();
         let mut resource_defs: Vec<Item<Resource>> = Vec::new();
         let mut template_defs: Vec<Item<ResourceTemplate>> = Vec::new();
-        for handler in &reg.resources {
-            let (handler, access, caching) = (handler.clone(), handler.access(), handler.caching());
-            let read_hint = hint(caching, Cached::ResourcesRead);
+        for registered in &reg.resources {
+            let handler = registered.handler.clone();
+            let (access, caching) = (handler.access(), handler.caching());
+            let (read_hint, entry_chain) = (hint(caching, Cached::ResourcesRead), chain_of(chain, &registered.mounted));
             match handler.definition() {
                 ResourceDefinition::Static(def) => {
-                    let entry = ResourceEntry { handler, access, hint: read_hint };
+                    let entry = ResourceEntry { handler, access, hint: read_hint, chain: entry_chain };
                     if resources.insert(def.uri.clone(), entry).is_some() {
                         problems.push(format!("two resources have the URI `{}`", def.uri));
                     }
@@ -204,6 +238,7 @@ impl Registry {
                             uri_template: def.uri_template.clone(),
                             access,
                             hint: read_hint,
+                            chain: entry_chain,
                         }),
                         Err(why) => problems.push(format!("resource template: {why}")),
                     }
@@ -275,12 +310,12 @@ impl Registry {
     /// The resource serving a URI: an exact static match first, then the first matching template.
     pub fn resolve(&self, uri: &str) -> Option<Resolved<'_>> {
         if let Some(entry) = self.resources.get(uri) {
-            let (handler, access, hint) = (&entry.handler, entry.access, entry.hint);
-            return Some(Resolved { handler, variables: BTreeMap::new(), access, hint });
+            let (handler, access, hint, chain) = (&entry.handler, entry.access, entry.hint, &entry.chain);
+            return Some(Resolved { handler, variables: BTreeMap::new(), access, hint, chain });
         }
         self.templates.iter().find_map(|t| {
             let variables = t.template.match_uri(uri)?;
-            Some(Resolved { handler: &t.handler, variables, access: t.access, hint: t.hint })
+            Some(Resolved { handler: &t.handler, variables, access: t.access, hint: t.hint, chain: &t.chain })
         })
     }
 }
@@ -291,6 +326,7 @@ pub(crate) struct Resolved<'a> {
     pub variables: Variables,
     pub access: Access,
     pub hint: CacheHint,
+    pub chain: &'a Chain,
 }
 
 /// Tool names: 1–128 characters of `[A-Za-z0-9_.-]` (2025-11-25 SHOULD; clients drop others).
