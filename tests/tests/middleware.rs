@@ -235,3 +235,42 @@ async fn caching_answers_repeats_for_as_long_as_the_hint_allows() {
     let ttl = result["ttlMs"].as_u64().expect("ttlMs");
     assert!(ttl > 0 && ttl <= 60_000, "{ttl}");
 }
+
+static PRIVATE_READS: AtomicUsize = AtomicUsize::new(0);
+
+/// Whose read this is (a protected server makes every result private).
+#[resource("whoami://me", ttl = "60s")]
+async fn me(ctx: Context) -> String {
+    let n = PRIVATE_READS.fetch_add(1, Ordering::SeqCst) + 1;
+    let who = ctx.auth().and_then(|t| t.subject.clone()).unwrap_or_default();
+    format!("{who} (read {n})")
+}
+
+#[tokio::test]
+async fn caching_keeps_a_private_answer_per_caller() {
+    use fastmcp::auth::{AccessToken, ProtectedResource, StaticTokens};
+    use fastmcp::client::BearerToken;
+    let tokens = StaticTokens::new()
+        .token("alice-token", AccessToken::new().issuer("test").subject("alice"))
+        .token("bob-token", AccessToken::new().issuer("test").subject("bob"));
+    let server = FastMcp::new("private")
+        .resource(me)
+        .auth(ProtectedResource::new(tokens).authorization_server("https://as.example"))
+        .middleware(Caching::new(100));
+    let served = serve(server).await;
+    let as_caller = async |token: &str| {
+        let client = ClientBuilder::new("t", "0")
+            .era(EraChoice::Modern)
+            .authorizer(BearerToken(token.to_owned()))
+            .connect(&served.url)
+            .await
+            .unwrap();
+        let result = client.read_resource("whoami://me").await.unwrap();
+        client.close().await;
+        serde_json::to_value(&result).unwrap()["contents"][0]["text"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(as_caller("alice-token").await, "alice (read 1)");
+    assert_eq!(as_caller("alice-token").await, "alice (read 1)", "alice's own answer, kept");
+    assert_eq!(as_caller("bob-token").await, "bob (read 2)", "never another caller's");
+    assert_eq!(as_caller("bob-token").await, "bob (read 2)");
+}
