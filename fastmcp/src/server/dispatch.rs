@@ -163,8 +163,9 @@ impl<'a> Prepared<'a> {
         Some(Binding::new(method, target, digest, principal, fingerprint))
     }
 
-    /// Runs one round, from the start or from `resume`, through the server's middleware (see
-    /// [`middleware`](super::middleware)) when it has any.
+    /// Runs one round, from the start or from `resume`, through its target's middleware (see
+    /// [`middleware`](super::middleware): the server's, then the mounts' of a mounted component) when there
+    /// is any.
     pub async fn run(&self, ctx: &Context, resume: Option<Resume>, points: TaskPoints) -> Outcome {
         let chain = match &self.target {
             Target::Tool { entry, .. } => &entry.chain,

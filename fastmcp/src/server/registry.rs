@@ -9,8 +9,7 @@ use super::pagination;
 use super::uri_template::UriTemplate;
 use crate::auth::{Access, AccessToken};
 use crate::error::Error;
-use crate::handler::TaskSupport;
-use crate::handler::{Caching, PromptHandler, ResourceDefinition, ResourceHandler, ToolHandler};
+use crate::handler::{Caching, PromptHandler, ResourceDefinition, ResourceHandler, TaskSupport, ToolHandler};
 use crate::protocol::param_headers::{self, ParamHeader};
 use crate::protocol::{
     CacheHint, JsonObject, ListChangedCapability, Prompt, Resource, ResourceTemplate, ResourcesCapability,
@@ -170,8 +169,9 @@ pub(crate) struct Registry {
 }
 
 impl Registry {
-    /// Reads every definition once, checks names are unique and templates parse, and serializes the pages.
-    pub fn build(reg: &Registration, page_size: usize, cache: &CacheHints, chain: &Chain) -> Result<Self, Error> {
+    /// Reads every definition once, checks names are unique and templates parse, and serializes the pages;
+    /// each entry's requests go through `served` (the server's middleware), then its mounts'.
+    pub fn build(reg: &Registration, page_size: usize, cache: &CacheHints, served: &Chain) -> Result<Self, Error> {
         let mut problems = Vec::new();
         let hint = |caching: Caching, op: Cached| cache::item_hint(caching.ttl, caching.scope, cache.get(op));
 
@@ -190,7 +190,7 @@ impl Registry {
             });
             let (task_support, task_step, access) = (handler.task_support(), handler.has_task_step(), handler.access());
             let handler_caching = handler.caching();
-            let (name, chain) = (def.name.clone(), chain_of(chain, &registered.mounted));
+            let (name, chain) = (def.name.clone(), chain_of(served, &registered.mounted));
             let entry = ToolEntry { handler, name, wrap_result, param_headers, task_support, task_step, access, chain };
             if tools.insert(def.name.clone(), Arc::new(entry)).is_some() {
                 problems.push(format!("two tools are named `{}`; tool names must be unique", def.name));
@@ -204,7 +204,7 @@ impl Registry {
             let handler = registered.handler.clone();
             let (def, access) = (handler.definition(), handler.access());
             let item_hint = hint(handler.caching(), Cached::PromptsList);
-            let entry = PromptEntry { handler, access, chain: chain_of(chain, &registered.mounted) };
+            let entry = PromptEntry { handler, access, chain: chain_of(served, &registered.mounted) };
             if prompts.insert(def.name.clone(), Arc::new(entry)).is_some() {
                 problems.push(format!("two prompts are named `{}`; prompt names must be unique", def.name));
             }
@@ -218,7 +218,8 @@ impl Registry {
         for registered in &reg.resources {
             let handler = registered.handler.clone();
             let (access, caching) = (handler.access(), handler.caching());
-            let (read_hint, entry_chain) = (hint(caching, Cached::ResourcesRead), chain_of(chain, &registered.mounted));
+            let (read_hint, entry_chain) =
+                (hint(caching, Cached::ResourcesRead), chain_of(served, &registered.mounted));
             match handler.definition() {
                 ResourceDefinition::Static(def) => {
                     let entry = ResourceEntry { handler, access, hint: read_hint, chain: entry_chain };
