@@ -29,17 +29,52 @@ pub struct Options {
     /// `task = "optional"`: whether the tool's calls may run as tasks.
     pub task: Option<TaskSupport>,
     /// `scopes = ["deploy:write"]`: the scopes a caller's token must all have.
-    pub scopes: Option<Scopes>,
+    pub scopes: Option<Strings>,
     /// `auth = path::to::check`: the author's own check of the caller's token (a `fastmcp::auth::Check`).
     pub auth: Option<syn::Path>,
+    /// `tags = ["admin"]`: what a server may include or exclude the component by.
+    pub tags: Option<Strings>,
+    /// `ttl = "5m"`: how long modern results that return the component stay fresh, in milliseconds.
+    pub ttl_ms: Option<u64>,
+    /// `cache_scope = "public"`: whether shared caches may keep those results.
+    pub cache_scope: Option<CacheScope>,
 }
 
-/// `scopes = [..]` as written: the array (to span errors about all of it on) and the string literals in it
-/// (the other elements have recorded errors). Whether each is a valid scope is `check`'s to say.
-pub struct Scopes {
-    pub array: ExprArray,
-    pub scopes: Vec<LitStr>,
+/// The values of `cache_scope = "..."`, named as the runtime's `CacheScope` variants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheScope {
+    Public,
+    Private,
 }
+
+impl CacheScope {
+    pub fn variant(self) -> &'static str {
+        match self {
+            CacheScope::Public => "Public",
+            CacheScope::Private => "Private",
+        }
+    }
+}
+
+/// `scopes = [..]` or `tags = [..]` as written: the array (to span errors about all of it on) and the
+/// string literals in it (the other elements have recorded errors). Whether each is valid is `check`'s to
+/// say.
+pub struct Strings {
+    pub array: ExprArray,
+    pub items: Vec<LitStr>,
+}
+
+/// How an array-of-strings option is named in messages.
+struct ArrayOption {
+    key: &'static str,
+    /// One element, as a noun.
+    item: &'static str,
+    /// The elements of a well-written array.
+    example: &'static str,
+}
+
+const SCOPES: ArrayOption = ArrayOption { key: "scopes", item: "scope", example: r#""deploy:read", "deploy:write""# };
+const TAGS: ArrayOption = ArrayOption { key: "tags", item: "tag", example: r#""admin", "beta""# };
 
 /// The values of `task = "..."`, named as the runtime's `TaskSupport` variants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,9 +130,14 @@ impl Kind {
                 "task",
                 "scopes",
                 "auth",
+                "tags",
+                "ttl",
+                "cache_scope",
             ],
-            Kind::Prompt => &["name", "title", "description", "scopes", "auth"],
-            Kind::Resource => &["uri", "name", "title", "description", "mime_type", "scopes", "auth"],
+            Kind::Prompt => &["name", "title", "description", "scopes", "auth", "tags", "ttl", "cache_scope"],
+            Kind::Resource => {
+                &["uri", "name", "title", "description", "mime_type", "scopes", "auth", "tags", "ttl", "cache_scope"]
+            }
             Kind::SubFlow => &[],
         }
     }
@@ -153,6 +193,9 @@ impl Options {
                             "scopes" => "duplicate option `scopes`: list every scope the caller needs in one \
                                          array, `scopes = [\"a\", \"b\"]`"
                                 .into(),
+                            "tags" => "duplicate option `tags`: list every tag in one array, \
+                                       `tags = [\"a\", \"b\"]`"
+                                .into(),
                             "auth" => "duplicate option `auth`: a component has one check fn; call both checks \
                                        from one fn and give its path"
                                 .into(),
@@ -180,17 +223,21 @@ impl Options {
             "destructive" => self.destructive = flag(cx, key, meta),
             "idempotent" => self.idempotent = flag(cx, key, meta),
             "open_world" => self.open_world = flag(cx, key, meta),
-            "timeout" => self.timeout_ms = string(cx, key, meta).and_then(|lit| duration_ms(cx, &lit)),
+            "timeout" => self.timeout_ms = string(cx, key, meta).and_then(|lit| duration_ms(cx, key, &lit, 1)),
+            // `ttl = "0s"`: stale at once, a component that must not be cached under a longer default.
+            "ttl" => self.ttl_ms = string(cx, key, meta).and_then(|lit| duration_ms(cx, key, &lit, 0)),
+            "cache_scope" => self.cache_scope = string(cx, key, meta).and_then(|lit| cache_scope(cx, &lit)),
             "task" => self.task = string(cx, key, meta).and_then(|lit| task_support(cx, &lit)),
-            "scopes" => self.scopes = scopes(cx, meta),
+            "scopes" => self.scopes = strings(cx, meta, &SCOPES),
+            "tags" => self.tags = strings(cx, meta, &TAGS),
             "auth" => self.auth = auth(cx, meta),
             _ => {}
         }
     }
 }
 
-/// A duration like `"500ms"`, `"30s"` or `"2m"`, in milliseconds; at least 1 ms.
-fn duration_ms(cx: &Ctxt, lit: &LitStr) -> Option<u64> {
+/// A duration like `"500ms"`, `"30s"` or `"2m"`, in milliseconds; at least `min`.
+fn duration_ms(cx: &Ctxt, key: &str, lit: &LitStr, min: u64) -> Option<u64> {
     let text = lit.value();
     let digits = text.trim().trim_end_matches(|c: char| c.is_ascii_alphabetic());
     let unit = &text.trim()[digits.len()..];
@@ -201,10 +248,10 @@ fn duration_ms(cx: &Ctxt, lit: &LitStr) -> Option<u64> {
         _ => None,
     };
     match (digits.parse::<u64>().ok(), scale) {
-        (Some(n), Some(scale)) if n > 0 => n.checked_mul(scale),
+        (Some(n), Some(scale)) if n >= min => n.checked_mul(scale),
         _ => {
-            let e =
-                format!("`timeout` is a positive whole number with a unit: \"500ms\", \"30s\" or \"2m\", not {text:?}");
+            let number = if min > 0 { "a positive whole number" } else { "a whole number" };
+            let e = format!("`{key}` is {number} with a unit: \"500ms\", \"30s\" or \"2m\", not {text:?}");
             cx.error_spanned_by(lit, e);
             None
         }
@@ -228,18 +275,35 @@ fn task_support(cx: &Ctxt, lit: &LitStr) -> Option<TaskSupport> {
     }
 }
 
-/// `scopes = ["a", "b"]`: an array of string literals.
-fn scopes(cx: &Ctxt, meta: &Meta) -> Option<Scopes> {
-    const USAGE: &str = "`scopes` is an array of string literals: `scopes = [\"deploy:read\", \"deploy:write\"]`";
+/// `"public"` or `"private"`.
+fn cache_scope(cx: &Ctxt, lit: &LitStr) -> Option<CacheScope> {
+    match lit.value().as_str() {
+        "public" => Some(CacheScope::Public),
+        "private" => Some(CacheScope::Private),
+        other => {
+            let e = format!(
+                "`cache_scope` is \"public\" (any cache may keep the results) or \"private\" (only the caller's), \
+                 not {other:?}"
+            );
+            cx.error_spanned_by(lit, e);
+            None
+        }
+    }
+}
+
+/// `scopes = ["a", "b"]`, `tags = [..]`: an array of string literals.
+fn strings(cx: &Ctxt, meta: &Meta, option: &ArrayOption) -> Option<Strings> {
+    let ArrayOption { key, item, example } = option;
+    let usage = format!("`{key}` is an array of string literals: `{key} = [{example}]`");
     let value = match meta {
         Meta::NameValue(nv) => &nv.value,
         Meta::List(list) => {
-            let fix = format!("write `scopes = [{}]`", list.tokens);
-            cx.error_spanned_by(meta, format!("{USAGE}; {fix}"));
+            let fix = format!("write `{key} = [{}]`", list.tokens);
+            cx.error_spanned_by(meta, format!("{usage}; {fix}"));
             return None;
         }
         Meta::Path(_) => {
-            cx.error_spanned_by(meta, USAGE);
+            cx.error_spanned_by(meta, usage);
             return None;
         }
     };
@@ -247,35 +311,39 @@ fn scopes(cx: &Ctxt, meta: &Meta) -> Option<Scopes> {
         Expr::Array(array) => array,
         Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => {
             let fix = match s.value().split_whitespace().collect::<Vec<_>>()[..] {
-                [] | [_] => format!("`scopes = [{}]`", s.to_token_stream()),
+                [] | [_] => format!("`{key} = [{}]`", s.to_token_stream()),
                 ref several => {
                     let quoted: Vec<String> = several.iter().map(|w| format!("{w:?}")).collect();
-                    format!("`scopes = [{}]` (one string per scope)", quoted.join(", "))
+                    format!("`{key} = [{}]` (one string per {item})", quoted.join(", "))
                 }
             };
-            cx.error_spanned_by(s, format!("`scopes` is an array of string literals, even for one scope: write {fix}"));
+            let e = format!("`{key}` is an array of string literals, even for one {item}: write {fix}");
+            cx.error_spanned_by(s, e);
             return None;
         }
         other => {
-            cx.error_spanned_by(other, USAGE);
+            cx.error_spanned_by(other, usage);
             return None;
         }
     };
-    let mut scopes = Vec::new();
+    let mut items = Vec::new();
     for elem in &array.elems {
         match elem {
-            Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => scopes.push(s.clone()),
+            Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => items.push(s.clone()),
             Expr::Path(path) if path.path.get_ident().is_some() => {
                 let ident = path.path.to_token_stream().to_string();
                 let e = format!(
-                    "a scope is a string literal (the macro reads and checks it), not a name: write `\"{ident}\"`"
+                    "a {item} is a string literal (the macro reads and checks it), not a name: write `\"{ident}\"`"
                 );
                 cx.error_spanned_by(elem, e);
             }
-            other => cx.error_spanned_by(other, "a scope is a string literal, like `\"deploy:read\"`"),
+            other => {
+                let one = example.split(", ").next().unwrap_or_default();
+                cx.error_spanned_by(other, format!("a {item} is a string literal, like `{one}`"));
+            }
         }
     }
-    Some(Scopes { array: array.clone(), scopes })
+    Some(Strings { array: array.clone(), items })
 }
 
 /// `auth = path::to::check`: the path of a check fn.
@@ -480,7 +548,7 @@ mod tests {
                 quote!(scopes = ["deploy:write", "deploy:read"], auth = crate::checks::admin),
             );
             assert!(cx.check().is_ok(), "{kind:?}");
-            let scopes: Vec<String> = o.scopes.expect("scopes").scopes.iter().map(LitStr::value).collect();
+            let scopes: Vec<String> = o.scopes.expect("scopes").items.iter().map(LitStr::value).collect();
             assert_eq!(scopes, ["deploy:write", "deploy:read"]);
             assert_eq!(path_string(&o.auth.expect("auth")), "crate::checks::admin");
         }

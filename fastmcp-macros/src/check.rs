@@ -17,6 +17,7 @@ pub fn run(cx: &Ctxt, h: &Handler, flow: Option<&Flow>) {
     carried(cx, flow);
     task_step(cx, h);
     scopes(cx, h);
+    tags(cx, h);
     match h.kind {
         Kind::Tool => tool(cx, h),
         Kind::Prompt => returns(cx, h, "its messages, like `-> String`"),
@@ -38,7 +39,7 @@ fn scopes(cx: &Ctxt, h: &Handler) {
         );
     }
     let mut seen: Vec<String> = Vec::new();
-    for lit in &scopes.scopes {
+    for lit in &scopes.items {
         let scope = lit.value();
         if let Some(problem) = scope_token_problem(&scope) {
             cx.error_spanned_by(lit, problem);
@@ -46,6 +47,22 @@ fn scopes(cx: &Ctxt, h: &Handler) {
             cx.error_spanned_by(lit, format!("duplicate scope {scope:?}: list each scope once"));
         } else {
             seen.push(scope);
+        }
+    }
+}
+
+/// `tags = [..]`: each a non-empty string, none twice.
+fn tags(cx: &Ctxt, h: &Handler) {
+    let Some(tags) = &h.options.tags else { return };
+    let mut seen: Vec<String> = Vec::new();
+    for lit in &tags.items {
+        let tag = lit.value();
+        if tag.trim().is_empty() {
+            cx.error_spanned_by(lit, "a tag can't be empty");
+        } else if seen.contains(&tag) {
+            cx.error_spanned_by(lit, format!("duplicate tag {tag:?}: list each tag once"));
+        } else {
+            seen.push(tag);
         }
     }
 }

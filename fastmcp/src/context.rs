@@ -88,6 +88,8 @@ pub(crate) trait ClientLink: Send + Sync {
 pub(crate) trait Announce: Send + Sync {
     fn list_changed(&self, list: ListChanged);
     fn resource_updated(&self, uri: String);
+    /// The server itself, for the layer that knows its type (`Context::server`).
+    fn as_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync>;
 }
 
 struct Inner {
@@ -327,6 +329,11 @@ impl Context {
         if let Some(announce) = &self.inner.announce {
             announce.resource_updated(uri.into());
         }
+    }
+
+    /// What announces changes: the server, when this context is a server's.
+    pub(crate) fn announcer(&self) -> Option<Arc<dyn Announce>> {
+        self.inner.announce.clone()
     }
 
     /// Closes the SSE stream this request's response travels on, while the handler goes on running: the

@@ -51,7 +51,7 @@ pub use fastmcp_macros::{elicit, prompt, resource, tool};
 pub use handler::{Args, Json};
 pub use protocol::ListChanged;
 pub use serve::init_tracing;
-pub use server::{FastMcp, HttpOptions, Transport};
+pub use server::{FastMcp, HttpOptions, Server, Transport, middleware};
 #[cfg(feature = "http")]
 pub use transport::http::McpService;
 
@@ -88,14 +88,14 @@ pub mod __private {
         parse_arguments, prompt_arguments, subflow_param,
     };
     pub use crate::handler::{
-        BoxFuture, CompletionQuery, HandlerResult, IntoCompletion, IntoPromptResult, IntoResourceContents,
+        BoxFuture, Caching, CompletionQuery, HandlerResult, IntoCompletion, IntoPromptResult, IntoResourceContents,
         IntoToolResult, PromptGet, PromptHandler, ResourceDefinition, ResourceHandler, ResourceRead, TaskSupport,
         ToolCall, ToolHandler, complete_from_list,
     };
     pub use crate::macro_support::*;
     pub use crate::protocol::{
-        CallToolResult, Completion, GetPromptResult, JsonObject, Prompt, PromptArgument, ReadResourceResult, Resource,
-        ResourceTemplate, Tool, ToolAnnotations,
+        CacheScope, CallToolResult, Completion, GetPromptResult, JsonObject, Prompt, PromptArgument,
+        ReadResourceResult, Resource, ResourceTemplate, Tool, ToolAnnotations,
     };
     pub use crate::schema::output_schema;
     pub use {schemars, serde, serde_json};

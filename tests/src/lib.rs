@@ -301,6 +301,11 @@ impl HttpServer {
         Self { _child: child, addr }
     }
 
+    /// The MCP endpoint's URL, for a client.
+    pub fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+
     /// Sends one request to the MCP endpoint (`/mcp`) with these headers (plus Host and Content-Length) and
     /// reads the whole response.
     pub async fn send(&self, method: &str, headers: &[(&str, &str)], body: &str) -> HttpReply {

@@ -1,5 +1,6 @@
 //! Python with the `mcp` SDK, for tests that drive a foreign server: a virtualenv under `target/`, made on
-//! first use (test processes may race: each builds its own and moves it into place with one rename).
+//! first use (test processes may race: each builds its own and moves it into place with one rename; the
+//! threads of one process wait for the first).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -9,6 +10,12 @@ pub const MCP_VERSION: &str = "2.3.0";
 
 /// The `python` of a virtualenv that has `mcp` at [`MCP_VERSION`].
 pub fn python() -> PathBuf {
+    // One per process: the staging directory is named by the process, so two threads must not both build.
+    static PYTHON: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    PYTHON.get_or_init(make).clone()
+}
+
+fn make() -> PathBuf {
     let home = super::target_dir().join("python-mcp");
     let python = home.join("bin/python");
     if has_mcp(&python) {

@@ -8,7 +8,7 @@ use fastmcp::client::{Client, ClientBuilder, ClientError, EraChoice, Round};
 use fastmcp::protocol::{CreateMessageResult, ElicitResult, Era};
 use fastmcp::proxy::Proxy;
 use fastmcp::{FastMcp, HttpOptions};
-use fastmcp_tests::example_bin;
+use fastmcp_tests::{HttpServer, example_bin};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 
@@ -29,6 +29,23 @@ fn inner(era: EraChoice) -> ClientBuilder {
 
 fn outer(era: EraChoice) -> ClientBuilder {
     ClientBuilder::new("fastmcp-tests", "0.0.0").era(era)
+}
+
+/// The outer client that answers the deploy flow — it confirms, and samples `notes` — and what it was asked,
+/// in order.
+fn answering(era: EraChoice, notes: &'static str) -> (ClientBuilder, Arc<Mutex<Vec<String>>>) {
+    let asked = Arc::new(Mutex::new(Vec::<String>::new()));
+    let (elicited, sampled) = (asked.clone(), asked.clone());
+    let builder = outer(era)
+        .on_elicit(move |form| {
+            elicited.lock().unwrap().push(form.message.clone());
+            async move { Ok(ElicitResult::accept(json!({"confirm": true}).as_object().cloned().unwrap())) }
+        })
+        .on_sample(move |request| {
+            sampled.lock().unwrap().push(format!("sample {}", request.max_tokens));
+            async move { Ok(CreateMessageResult::text("test-model", notes)) }
+        });
+    (builder, asked)
 }
 
 /// The proxy served over HTTP on a loopback port; its URL and the serving task.
@@ -108,20 +125,8 @@ async fn the_deploy_flow_passes_through_to_the_outer_clients_handlers() {
     let proxy = Proxy::connect(upstream("deploy", inner(EraChoice::Modern)).await).await.unwrap();
     let served = serve(proxy).await;
     for (choice, era) in OUTER {
-        let asked = Arc::new(Mutex::new(Vec::<String>::new()));
-        let (elicited, sampled) = (asked.clone(), asked.clone());
-        let client = outer(choice)
-            .on_elicit(move |form| {
-                elicited.lock().unwrap().push(form.message.clone());
-                async move { Ok(ElicitResult::accept(json!({"confirm": true}).as_object().cloned().unwrap())) }
-            })
-            .on_sample(move |request| {
-                sampled.lock().unwrap().push(format!("sample {}", request.max_tokens));
-                async move { Ok(CreateMessageResult::text("test-model", "shiny notes")) }
-            })
-            .connect(&served.url)
-            .await
-            .unwrap();
+        let (builder, asked) = answering(choice, "shiny notes");
+        let client = builder.connect(&served.url).await.unwrap();
         assert_eq!(client.era(), era);
         let result = client.call_tool("deploy", json!({"service": "api", "replicas": 3})).await.unwrap();
         assert_eq!(text(&result), "Deployed api x3: shiny notes", "{choice:?}: {result:?}");
@@ -201,24 +206,11 @@ async fn an_upstream_error_passes_through_with_its_code_and_message() {
 /// HTTP, a process of its own) is gone by the time of the call.
 #[tokio::test]
 async fn an_unreachable_upstream_is_a_tool_error() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut process = tokio::process::Command::new(example_bin("quickstart"))
-        .env("FASTMCP_TRANSPORT", "http")
-        .env("FASTMCP_PORT", port.to_string())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the quickstart starts");
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    let url = format!("http://127.0.0.1:{port}/mcp");
+    let quickstart = HttpServer::spawn(example_bin("quickstart")).await;
+    let url = quickstart.url();
     let proxy = Proxy::connect(inner(EraChoice::Modern).connect(&url).await.unwrap()).await.unwrap();
     let served = serve(proxy).await;
-    process.kill().await.unwrap();
+    drop(quickstart); // killed: the upstream is gone
     let client = outer(EraChoice::Modern).connect(&served.url).await.unwrap();
     let result = client.call_tool("greet", json!({"name": "Ada"})).await.unwrap();
     assert_eq!(result.is_error, Some(true), "{result:?}");
@@ -266,53 +258,23 @@ fn legacy_inner() -> ClientBuilder {
     inner(EraChoice::Legacy).declare(capabilities)
 }
 
-/// The deploy example as its own process over Streamable HTTP: a legacy session there asks on the call's
-/// own SSE stream, which tells the proxy's client which call a question belongs to.
-async fn deploy_over_http() -> (tokio::process::Child, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let process = tokio::process::Command::new(example_bin("deploy"))
-        .env("FASTMCP_TRANSPORT", "http")
-        .env("FASTMCP_PORT", port.to_string())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the deploy example starts");
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    (process, format!("http://127.0.0.1:{port}/mcp"))
-}
-
 /// A legacy upstream asks with server-to-client requests, mid-call: each becomes a round of ours, so the
 /// outer client's handlers answer them in both of its eras, with the upstream over stdio and over HTTP.
 #[tokio::test]
 async fn a_legacy_upstreams_questions_pass_through_to_the_outer_client() {
-    let (_process, url) = deploy_over_http().await;
+    // Over HTTP, a legacy session asks on the call's own SSE stream, which tells the proxy's client which
+    // call a question belongs to.
+    let deploy = HttpServer::spawn(example_bin("deploy")).await;
     let ups = [
         ("stdio", upstream("deploy", legacy_inner()).await),
-        ("http", legacy_inner().connect(&url).await.expect("the HTTP upstream connects")),
+        ("http", legacy_inner().connect(&deploy.url()).await.expect("the HTTP upstream connects")),
     ];
     for (way, up) in ups {
         assert_eq!(up.era(), Era::Legacy);
         let served = serve(Proxy::connect(up).await.unwrap()).await;
         for (choice, era) in OUTER {
-            let asked = Arc::new(Mutex::new(Vec::<String>::new()));
-            let (elicited, sampled) = (asked.clone(), asked.clone());
-            let client = outer(choice)
-                .on_elicit(move |form| {
-                    elicited.lock().unwrap().push(form.message.clone());
-                    async move { Ok(ElicitResult::accept(json!({"confirm": true}).as_object().cloned().unwrap())) }
-                })
-                .on_sample(move |request| {
-                    sampled.lock().unwrap().push(format!("sample {}", request.max_tokens));
-                    async move { Ok(CreateMessageResult::text("outer-model", "outer notes")) }
-                })
-                .connect(&served.url)
-                .await
-                .unwrap();
+            let (builder, asked) = answering(choice, "outer notes");
+            let client = builder.connect(&served.url).await.unwrap();
             assert_eq!(client.era(), era);
             let result = client.call_tool("deploy", json!({"service": "api", "replicas": 2})).await.unwrap();
             assert_eq!(text(&result), "Deployed api x2: outer notes", "{way} {choice:?}: {result:?}");
@@ -326,8 +288,8 @@ async fn a_legacy_upstreams_questions_pass_through_to_the_outer_client() {
 /// asked it (the upstream asks on each call's own stream), never the other.
 #[tokio::test]
 async fn concurrent_calls_through_a_legacy_upstream_get_their_own_questions() {
-    let (_process, url) = deploy_over_http().await;
-    let served = serve(Proxy::connect(legacy_inner().connect(&url).await.unwrap()).await.unwrap()).await;
+    let deploy = HttpServer::spawn(example_bin("deploy")).await;
+    let served = serve(Proxy::connect(legacy_inner().connect(&deploy.url()).await.unwrap()).await.unwrap()).await;
     let caller = |service: &'static str| {
         let url = served.url.clone();
         async move {

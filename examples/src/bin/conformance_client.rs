@@ -8,7 +8,8 @@
 //! suite's authorization server approves at once.
 
 use fastmcp::client::{
-    AuthorizationCode, Client, ClientBuilder, ClientError, ClientMetadata, EraChoice, OAuth, OAuthConfig,
+    Algorithm, Assertion, AuthorizationCode, Client, ClientBuilder, ClientError, ClientMetadata, EraChoice,
+    IdentityProvider, OAuth, OAuthConfig, SigningKey,
 };
 use fastmcp::protocol::{CreateMessageResult, ElicitResult, JsonObject, Tool};
 use serde_json::{Value, json};
@@ -103,22 +104,46 @@ async fn connect(scenario: &str, url: &str) -> Result<Client, ClientError> {
         .on_sample(|_| async { Ok(CreateMessageResult::text("conformance-model", "sampled")) })
         .roots([]);
     if scenario.starts_with("auth/") {
-        builder = builder.authorizer(OAuth::new(oauth_config(scenario)));
+        builder = builder.authorizer(OAuth::new(oauth_config(scenario)?));
     }
     builder.http(url).await
 }
 
 /// The OAuth client for an `auth/*` scenario: the credentials the suite hands over in its context (a
-/// pre-registered client, client credentials), else a client ID metadata document where the server
+/// pre-registered client, client credentials with a secret or a private key, a workload's JWT, an
+/// enterprise IdP and the user's ID token there), else a client ID metadata document where the server
 /// supports one and dynamic registration where it doesn't.
-fn oauth_config(scenario: &str) -> OAuthConfig {
+fn oauth_config(scenario: &str) -> Result<OAuthConfig, ClientError> {
     let context: Value =
         std::env::var("MCP_CONFORMANCE_CONTEXT").ok().and_then(|c| serde_json::from_str(&c).ok()).unwrap_or_default();
     let field = |name: &str| context.get(name).and_then(Value::as_str).map(str::to_owned);
+    let required =
+        |name: &str| field(name).ok_or_else(|| ClientError::Auth(format!("MCP_CONFORMANCE_CONTEXT has no `{name}`")));
+    match scenario {
+        // private_key_jwt: the key as PKCS#8 PEM, and the algorithm it signs with.
+        "auth/client-credentials-jwt" => {
+            let algorithm: Algorithm = required("signing_algorithm")?
+                .parse()
+                .map_err(|e| ClientError::Auth(format!("signing_algorithm: {e}")))?;
+            let key = SigningKey::from_pem(algorithm, &required("private_key_pem")?)?;
+            return Ok(OAuthConfig::client_credentials_jwt(required("client_id")?, key));
+        }
+        // Workload identity federation: the platform's JWT is the grant, no registration needed.
+        "auth/wif-jwt-bearer" => return Ok(OAuthConfig::jwt_bearer(Assertion::fixed(required("valid_jwt")?))),
+        // SEP-990: the ID token exchanged at the IdP for an ID-JAG; the client pre-registered with the MCP
+        // server's authorization server.
+        "auth/enterprise-managed-authorization" => {
+            let id_token = Assertion::fixed(required("idp_id_token")?);
+            let idp = IdentityProvider::new(required("idp_issuer")?, required("idp_client_id")?, id_token);
+            let config = OAuthConfig::enterprise(idp).client_id(required("client_id")?);
+            return Ok(config.client_secret(required("client_secret")?));
+        }
+        _ => {}
+    }
     if scenario.starts_with("auth/client-credentials")
         && let (Some(id), Some(secret)) = (field("client_id"), field("client_secret"))
     {
-        return OAuthConfig::client_credentials(id, secret);
+        return Ok(OAuthConfig::client_credentials(id, secret));
     }
     let mut config = OAuthConfig::authorization_code(AuthorizationCode::headless(REDIRECT_URI));
     match (field("client_id"), field("client_secret")) {
@@ -134,7 +159,7 @@ fn oauth_config(scenario: &str) -> OAuthConfig {
                 .dynamic_registration(ClientMetadata::new("fastmcp-conformance-client"));
         }
     }
-    config
+    Ok(config)
 }
 
 /// Arguments for a tool from its input schema: each property's default, else a value of its type.

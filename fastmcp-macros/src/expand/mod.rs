@@ -287,7 +287,7 @@ pub fn access_method(h: &Handler) -> Option<TokenStream> {
         return None;
     }
     let p = private();
-    let scopes = o.scopes.iter().flat_map(|s| &s.scopes);
+    let scopes = o.scopes.iter().flat_map(|s| &s.items);
     let check = match &o.auth {
         Some(path) => {
             let check = check_binding(path);
@@ -298,6 +298,35 @@ pub fn access_method(h: &Handler) -> Option<TokenStream> {
     Some(quote! {
         fn access(&self) -> #p::Access {
             #p::Access::new(&[#(#scopes),*], #check)
+        }
+    })
+}
+
+/// The `tags` method of a handler with `tags = [..]`.
+pub fn tags_method(h: &Handler) -> Option<TokenStream> {
+    let tags = &h.options.tags.as_ref()?.items;
+    Some(quote! {
+        fn tags(&self) -> ::std::vec::Vec<::std::string::String> {
+            ::std::vec![#(::std::string::String::from(#tags)),*]
+        }
+    })
+}
+
+/// The `caching` method of a handler with `ttl` or `cache_scope`.
+pub fn caching_method(h: &Handler) -> Option<TokenStream> {
+    let o = &h.options;
+    if o.ttl_ms.is_none() && o.cache_scope.is_none() {
+        return None;
+    }
+    let p = private();
+    let ttl = option(o.ttl_ms.map(|ms| quote!(::std::time::Duration::from_millis(#ms))));
+    let scope = option(o.cache_scope.map(|scope| {
+        let variant = format_ident!("{}", scope.variant());
+        quote!(#p::CacheScope::#variant)
+    }));
+    Some(quote! {
+        fn caching(&self) -> #p::Caching {
+            #p::Caching { ttl: #ttl, scope: #scope }
         }
     })
 }

@@ -1,8 +1,8 @@
 //! `#[prompt]`: the unit struct, its `invoke` and `impl PromptHandler`.
 
 use super::{
-    access_method, arg_local, boxed_future, complete_method, dummy_const, duplicate_guard, machine, option, params,
-    private, struct_and_invoke,
+    access_method, arg_local, boxed_future, caching_method, complete_method, dummy_const, duplicate_guard, machine,
+    option, params, private, struct_and_invoke, tags_method,
 };
 use crate::attr::Kind;
 use crate::flow::Flow;
@@ -81,6 +81,8 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
     let fingerprint = flow.map(|_| machine::fingerprint_method(h));
 
     let access = access_method(h);
+    let tags = tags_method(h);
+    let caching = caching_method(h);
     let checks = params::checks(h);
     let impl_items = quote! {
         #checks
@@ -106,6 +108,8 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
             #complete
 
             #access
+            #tags
+            #caching
         }
     };
 

@@ -1,8 +1,8 @@
 //! `#[resource("...")]`: the unit struct, its `invoke` and `impl ResourceHandler`.
 
 use super::{
-    access_method, arg_local, boxed_future, complete_method, dummy_const, machine, option, params, private,
-    struct_and_invoke,
+    access_method, arg_local, boxed_future, caching_method, complete_method, dummy_const, machine, option, params,
+    private, struct_and_invoke, tags_method,
 };
 use crate::attr::Kind;
 use crate::flow::Flow;
@@ -85,6 +85,8 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
     let fingerprint = flow.map(|_| machine::fingerprint_method(h));
 
     let access = access_method(h);
+    let tags = tags_method(h);
+    let caching = caching_method(h);
     let checks = params::checks(h);
     let impl_items = quote! {
         #checks
@@ -105,6 +107,8 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
             #complete
 
             #access
+            #tags
+            #caching
         }
     };
 

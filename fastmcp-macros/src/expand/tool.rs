@@ -1,8 +1,8 @@
 //! `#[tool]`: the unit struct, its `invoke`, the arguments struct and `impl ToolHandler`.
 
 use super::{
-    access_method, arg_local, boxed_future, dummy_const, duplicate_guard, machine, option, params, private,
-    struct_and_invoke,
+    access_method, arg_local, boxed_future, caching_method, dummy_const, duplicate_guard, machine, option, params,
+    private, struct_and_invoke, tags_method,
 };
 use crate::flow::Flow;
 use crate::model::{Handler, Param, ParamKind};
@@ -89,6 +89,8 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
     });
 
     let access = access_method(h);
+    let tags = tags_method(h);
+    let caching = caching_method(h);
 
     let impl_items = quote! {
         #args_def
@@ -120,6 +122,8 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
             #task_step
 
             #access
+            #tags
+            #caching
         }
     };
 

@@ -75,6 +75,7 @@ impl Fetcher {
 
     /// POSTs `form` (already `application/x-www-form-urlencoded`) to `url`, authenticated with HTTP Basic
     /// when `basic` is given, and reads the answer as JSON.
+    #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
     pub async fn post_form<T: DeserializeOwned>(
         &self,
         url: &str,
@@ -83,6 +84,20 @@ impl Fetcher {
     ) -> Result<T, FetchError> {
         let authorization = basic.map(|(id, secret)| basic_credentials(id, secret));
         self.exchange(Method::POST, url, Some(Body::Form(form)), authorization).await
+    }
+
+    /// The same with more `headers` (a DPoP proof), answering whatever the status: the caller reads the
+    /// answer's headers (a DPoP nonce) before [`Answer::json`] reads it as `post_form` would.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub async fn post_form_answer(
+        &self,
+        url: &str,
+        form: String,
+        basic: Option<(&str, &str)>,
+        mut headers: Vec<(HeaderName, HeaderValue)>,
+    ) -> Result<Answer, FetchError> {
+        headers.extend(basic.map(|(id, secret)| (AUTHORIZATION, basic_credentials(id, secret))));
+        self.send(Method::POST, url, headers, Some(Body::Form(form))).await
     }
 
     /// POSTs `doc` as `application/json` to `url` (dynamic client registration, RFC 7591) and reads the
@@ -162,19 +177,8 @@ impl Fetcher {
         body: Option<Body>,
         authorization: Option<HeaderValue>,
     ) -> Result<T, FetchError> {
-        let failed = |why| FetchError { method: method.clone(), url: url.to_owned(), why };
         let headers = authorization.map(|value| (AUTHORIZATION, value)).into_iter().collect();
-        let answer = self.send(method.clone(), url, headers, body).await?;
-        let status = answer.status;
-        if status.is_redirection() {
-            let location = answer.headers.get(LOCATION).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
-            return Err(failed(Why::Redirect(status.as_u16(), location)));
-        }
-        if !status.is_success() {
-            // The status says what went wrong; an OAuth error body, if one came whole, says more.
-            return Err(failed(Why::Status(status.as_u16(), error_text(&answer.body))));
-        }
-        serde_json::from_slice(&answer.body).map_err(|e| failed(Why::Json(e.to_string())))
+        self.send(method.clone(), url, headers, body).await?.json(method, url)
     }
 }
 
@@ -190,6 +194,24 @@ pub(crate) struct Answer {
     pub status: StatusCode,
     pub headers: HeaderMap,
     pub body: Bytes,
+}
+
+impl Answer {
+    /// The body of a successful answer to `method url` as JSON; a redirect (never followed) or another
+    /// status is the failure it is.
+    pub fn json<T: DeserializeOwned>(&self, method: Method, url: &str) -> Result<T, FetchError> {
+        let failed = |why| FetchError { method, url: url.to_owned(), why };
+        let status = self.status;
+        if status.is_redirection() {
+            let location = self.headers.get(LOCATION).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+            return Err(failed(Why::Redirect(status.as_u16(), location)));
+        }
+        if !status.is_success() {
+            // The status says what went wrong; an OAuth error body, if one came whole, says more.
+            return Err(failed(Why::Status(status.as_u16(), error_text(&self.body))));
+        }
+        serde_json::from_slice(&self.body).map_err(|e| failed(Why::Json(e.to_string())))
+    }
 }
 
 /// `Basic base64(id:secret)`, each part form-urlencoded first as RFC 6749 §2.3.1 says (a `:` in the id

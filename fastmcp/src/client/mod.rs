@@ -32,12 +32,15 @@ pub(crate) mod transport;
 pub(crate) use calls::Retry;
 pub use calls::Round;
 
-pub use authorize::{Authorizer, BearerToken};
+pub use authorize::{Authorizer, BearerToken, Credentials, Refusal, RequestTarget};
 pub use connect::{ClientBuilder, EraChoice};
 pub use error::ClientError;
 pub use handlers::ServerNotification;
+/// The algorithm a [`SigningKey`] signs with (`Algorithm::ES256`, …).
+pub use jsonwebtoken::Algorithm;
+pub use oauth::{Assertion, AssertionRequest, IdentityProvider, SigningKey};
 pub use oauth::{
-    AuthorizationCode, AuthorizationRequest, AuthorizationResponse, ClientMetadata, MemoryTokenStore, OAuth,
+    AuthorizationCode, AuthorizationRequest, AuthorizationResponse, ClientMetadata, Dpop, MemoryTokenStore, OAuth,
     OAuthConfig, Open, TokenStore, Tokens,
 };
 pub use subscribe::Subscription;

@@ -25,6 +25,15 @@ use std::future::Future;
 use std::pin::Pin;
 use std::str::FromStr;
 
+/// A component's own cache hint for the modern results that return it (`#[resource(ttl = "5m",
+/// cache_scope = "public")]`); each part left out is the operation's (see
+/// [`FastMcp::cache_hint`](crate::FastMcp::cache_hint)).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Caching {
+    pub ttl: Option<std::time::Duration>,
+    pub scope: Option<crate::protocol::CacheScope>,
+}
+
 /// A boxed, sendable future: what handler calls return, so the registry can hold handlers as trait objects.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
@@ -59,6 +68,16 @@ pub trait ToolHandler: Send + Sync + 'static {
     /// Who may call it: `#[tool(scopes = […], auth = check)]`. Callers it refuses don't see it listed.
     fn access(&self) -> Access {
         Access::PUBLIC
+    }
+    /// Its tags (`#[tool(tags = ["admin"])]`): a server may serve only some tags
+    /// ([`FastMcp::include_tags`](crate::FastMcp::include_tags), `exclude_tags`). Read once, at registration.
+    fn tags(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// How long the modern results that return it stay fresh, and for whom (`ttl`, `cache_scope` on the
+    /// macro); see [`Caching`].
+    fn caching(&self) -> Caching {
+        Caching::default()
     }
 }
 
@@ -101,6 +120,15 @@ pub trait PromptHandler: Send + Sync + 'static {
     fn access(&self) -> Access {
         Access::PUBLIC
     }
+    /// Its tags (`tags = [..]` on the macro), read once at registration; see [`ToolHandler::tags`].
+    fn tags(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// How long the modern results that return it stay fresh, and for whom (`ttl`, `cache_scope` on the
+    /// macro); see [`Caching`].
+    fn caching(&self) -> Caching {
+        Caching::default()
+    }
 }
 
 /// A resource with a fixed URI, or a template of URIs. `#[resource("…")]` implements this.
@@ -119,6 +147,15 @@ pub trait ResourceHandler: Send + Sync + 'static {
     /// Who may read it: `#[resource("…", scopes = […], auth = check)]` (see [`ToolHandler::access`]).
     fn access(&self) -> Access {
         Access::PUBLIC
+    }
+    /// Its tags (`tags = [..]` on the macro), read once at registration; see [`ToolHandler::tags`].
+    fn tags(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// How long the modern results that return it stay fresh, and for whom (`ttl`, `cache_scope` on the
+    /// macro); see [`Caching`].
+    fn caching(&self) -> Caching {
+        Caching::default()
     }
 }
 

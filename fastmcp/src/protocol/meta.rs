@@ -31,6 +31,34 @@ pub enum CacheScope {
     Private,
 }
 
+/// How long a modern result stays fresh, and for whom (`ttlMs`, `cacheScope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheHint {
+    pub ttl: std::time::Duration,
+    pub scope: CacheScope,
+}
+
+impl CacheHint {
+    /// Stale at once, for this caller only: what the spec has clients assume without hints.
+    pub const NONE: CacheHint = CacheHint { ttl: std::time::Duration::ZERO, scope: CacheScope::Private };
+
+    /// The narrower of two hints: the shorter time, and private over public. A result made of items
+    /// carries the narrowest of theirs.
+    pub fn narrowest(self, other: CacheHint) -> CacheHint {
+        let scope = if self.scope == CacheScope::Private || other.scope == CacheScope::Private {
+            CacheScope::Private
+        } else {
+            CacheScope::Public
+        };
+        CacheHint { ttl: self.ttl.min(other.ttl), scope }
+    }
+
+    /// `ttlMs`.
+    pub fn ttl_ms(&self) -> u64 {
+        u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)
+    }
+}
+
 /// A progress token: string or integer.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]

@@ -3,6 +3,7 @@
 //! this refuses the rest.
 
 use super::call::Call;
+use super::registry::Registry;
 use super::running::Server;
 use crate::auth::{AccessToken, Refusal};
 use crate::error::Error;
@@ -13,7 +14,16 @@ impl Server {
     /// Whether `caller` may make this call. A component the registry doesn't know passes here: its own
     /// "unknown" error follows.
     pub(crate) fn authorize(&self, call: &Call, caller: Option<&AccessToken>) -> Result<(), Refusal> {
-        let registry = &self.inner.registry;
+        self.authorize_in(&self.registry(), call, caller)
+    }
+
+    /// [`authorize`](Self::authorize) against the registry a request was resolved with.
+    pub(crate) fn authorize_in(
+        &self,
+        registry: &Registry,
+        call: &Call,
+        caller: Option<&AccessToken>,
+    ) -> Result<(), Refusal> {
         if !registry.restricted {
             return Ok(());
         }
@@ -37,7 +47,7 @@ impl Server {
 
     /// Whether `caller` may read (or subscribe to) the resource at `uri`.
     pub(crate) fn may_read(&self, uri: &str, caller: Option<&AccessToken>) -> Result<(), Refusal> {
-        let registry = &self.inner.registry;
+        let registry = self.registry();
         if !registry.restricted {
             return Ok(());
         }

@@ -1,18 +1,19 @@
 //! The `FastMcp` builder: what a server author registers and configures, checked and frozen into a
 //! [`Server`] by [`FastMcp::build`].
 
+use super::cache::{CacheHints, Cached};
+use super::catalog::{Catalog, TagFilter};
 use super::changes::Changes;
-use super::registry::{Registration, Registry};
+use super::middleware::{Chain, Middleware};
+use super::registry::{Registered, Registration};
 use super::running::{Server, ServerInner};
 use crate::auth::{Gate, ProtectedResource};
 use crate::error::{Error, Result};
-use crate::handler::{PromptHandler, ResourceHandler, TaskSupport, ToolHandler};
-use crate::protocol::{
-    CacheScope, Implementation, JsonObject, ListChangedCapability, ResourcesCapability, ServerCapabilities,
-};
+use crate::handler::{PromptHandler, ResourceHandler, ToolHandler};
+use crate::protocol::{CacheHint, CacheScope, Implementation};
 use crate::state::{RequestStateConfig, StateCodec};
 use std::net::SocketAddr;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -29,7 +30,9 @@ pub struct FastMcp {
     transport: Option<Transport>,
     info: Implementation,
     instructions: Option<String>,
-    registration: Registration,
+    pub(super) registration: Registration,
+    pub(super) tags: TagFilter,
+    pub(super) middleware: Vec<Arc<dyn Middleware>>,
     options: Options,
     request_state: RequestStateConfig,
     auth: Option<ProtectedResource>,
@@ -40,10 +43,9 @@ pub struct FastMcp {
 pub struct Options {
     /// Items per `*/list` page.
     pub page_size: usize,
-    /// `ttlMs` on modern list, read and discover results.
-    pub cache_ttl: Duration,
-    /// `cacheScope` on modern list, read and discover results.
-    pub cache_scope: CacheScope,
+    /// `ttlMs` and `cacheScope` of modern list, read and discover results, per operation, where the
+    /// components returned set none of their own (see [`CacheHints`]).
+    pub cache: CacheHints,
     /// The largest inbound message (one stdio line), in bytes.
     pub max_message_bytes: usize,
     /// How long requests still running at end of input (stdin EOF) may take to finish.
@@ -82,8 +84,7 @@ impl Default for Options {
     fn default() -> Self {
         Self {
             page_size: 100,
-            cache_ttl: Duration::ZERO,
-            cache_scope: CacheScope::Private,
+            cache: CacheHints::default(),
             max_message_bytes: 4 * 1024 * 1024,
             shutdown_grace: Duration::from_secs(10),
             legacy_shim: true,
@@ -110,6 +111,8 @@ impl FastMcp {
             info: Implementation::new(name, "0.0.0"),
             instructions: None,
             registration: Registration::default(),
+            tags: TagFilter::default(),
+            middleware: Vec::new(),
             options: Options::default(),
             request_state: RequestStateConfig::default(),
             auth: None,
@@ -151,19 +154,40 @@ impl FastMcp {
 
     /// Registers a tool (a fn marked `#[tool]`, or any [`ToolHandler`]).
     pub fn tool(mut self, tool: impl ToolHandler) -> Self {
-        self.registration.tools.push(Arc::new(tool));
+        self.registration.tools.push(Registered::new(Arc::new(tool)));
         self
     }
 
     /// Registers a prompt (a fn marked `#[prompt]`, or any [`PromptHandler`]).
     pub fn prompt(mut self, prompt: impl PromptHandler) -> Self {
-        self.registration.prompts.push(Arc::new(prompt));
+        self.registration.prompts.push(Registered::new(Arc::new(prompt)));
         self
     }
 
     /// Registers a resource or resource template (a fn marked `#[resource(...)]`, or any [`ResourceHandler`]).
     pub fn resource(mut self, resource: impl ResourceHandler) -> Self {
-        self.registration.resources.push(Arc::new(resource));
+        self.registration.resources.push(Registered::new(Arc::new(resource)));
+        self
+    }
+
+    /// Adds a middleware around dispatch (see [`middleware`](super::middleware)): the first added is the
+    /// outermost, seeing each request first and its answer last.
+    pub fn middleware(mut self, middleware: impl Middleware) -> Self {
+        self.middleware.push(Arc::new(middleware));
+        self
+    }
+
+    /// Serves only components with one of these tags (`#[tool(tags = [..])]`; see
+    /// [`ToolHandler::tags`]): one environment's tools out of a shared set, say. Others stay registered,
+    /// unserved. Called again, adds to the set.
+    pub fn include_tags<T: Into<String>>(mut self, tags: impl IntoIterator<Item = T>) -> Self {
+        self.tags.include.extend(tags.into_iter().map(Into::into));
+        self
+    }
+
+    /// Serves no component with any of these tags, whatever [`include_tags`](Self::include_tags) says.
+    pub fn exclude_tags<T: Into<String>>(mut self, tags: impl IntoIterator<Item = T>) -> Self {
+        self.tags.exclude.extend(tags.into_iter().map(Into::into));
         self
     }
 
@@ -173,10 +197,17 @@ impl FastMcp {
         self
     }
 
-    /// Cache hints for modern list, read and discover results (default: `ttlMs: 0`, `private`).
+    /// Cache hints for every modern list, read and discover result (default: `ttlMs: 0`, `private`).
+    /// Components may set their own (`#[resource(ttl = "5m", cache_scope = "public")]`); a result carries
+    /// the narrowest of what it returns.
     pub fn cache_hints(mut self, ttl: Duration, scope: CacheScope) -> Self {
-        self.options.cache_ttl = ttl;
-        self.options.cache_scope = scope;
+        self.options.cache = CacheHints::all(CacheHint { ttl, scope });
+        self
+    }
+
+    /// The cache hint of one operation's results, where their components set none.
+    pub fn cache_hint(mut self, op: Cached, ttl: Duration, scope: CacheScope) -> Self {
+        self.options.cache.set(op, CacheHint { ttl, scope });
         self
     }
 
@@ -266,9 +297,11 @@ impl FastMcp {
         self
     }
 
-    /// Checks the registrations (unique names, valid templates) and freezes them into a [`Server`].
+    /// Checks the registrations (unique names, valid templates) and builds the [`Server`] that serves them.
     pub fn build(self) -> Result<Server> {
-        let registry = Registry::build(self.registration, self.options.page_size)?;
+        let catalog = Catalog::new(self.registration, self.tags);
+        let middleware: Chain = self.middleware.into();
+        let registry = catalog.registry(&self.options, &middleware)?;
         let gate = match self.auth {
             Some(auth) => {
                 let problems = auth.problems();
@@ -287,7 +320,6 @@ impl FastMcp {
                 None
             }
         };
-        let capabilities = capabilities(&registry);
         let server_info_meta = serde_json::to_value(&self.info)?;
         // Configured keys are checked now, so a bad key stops start-up; the per-process key waits for a
         // handler that suspends.
@@ -301,8 +333,8 @@ impl FastMcp {
             inner: Arc::new(ServerInner {
                 info: self.info,
                 instructions: self.instructions,
-                capabilities,
-                registry,
+                registry: arc_swap::ArcSwap::from_pointee(registry),
+                catalog: Mutex::new(catalog),
                 options: self.options,
                 server_info_meta,
                 request_state: self.request_state,
@@ -310,6 +342,7 @@ impl FastMcp {
                 changes: Changes::default(),
                 closing: CancellationToken::new(),
                 gate,
+                middleware,
             }),
         })
     }
@@ -395,29 +428,5 @@ impl Transport {
             }
             Some(other) => Err(Error::msg(format!("FASTMCP_TRANSPORT must be `stdio` or `http`, not {other:?}"))),
         }
-    }
-}
-
-/// Capabilities follow what is registered: nothing is advertised that the server cannot serve. The tasks
-/// extension is advertised when a tool supports tasks (under `extensions`, never the legacy `tasks` slot).
-fn capabilities(registry: &Registry) -> ServerCapabilities {
-    let has_prompts = !registry.prompts.is_empty();
-    let has_tasks = registry.tools.values().any(|t| t.task_support != TaskSupport::Forbidden);
-    let extensions = has_tasks.then(|| {
-        let mut extensions = JsonObject::new();
-        extensions.insert(crate::protocol::TASKS_EXTENSION.into(), serde_json::Value::Object(JsonObject::new()));
-        extensions
-    });
-    let has_resources = !registry.resources.is_empty() || !registry.templates.is_empty();
-    ServerCapabilities {
-        logging: Some(JsonObject::new()),
-        completions: (has_prompts || !registry.templates.is_empty()).then(JsonObject::new),
-        // Changes reach clients through `Server::notify_list_changed`.
-        tools: (!registry.tools.is_empty()).then_some(ListChangedCapability { list_changed: Some(true) }),
-        prompts: has_prompts.then_some(ListChangedCapability { list_changed: Some(true) }),
-        // Legacy sessions may subscribe to a resource's updates.
-        resources: has_resources.then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
-        extensions,
-        ..ServerCapabilities::default()
     }
 }

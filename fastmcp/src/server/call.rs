@@ -41,6 +41,16 @@ impl List {
         })
     }
 
+    /// The list's method.
+    pub fn method(self) -> &'static str {
+        match self {
+            List::Tools => "tools/list",
+            List::Prompts => "prompts/list",
+            List::Resources => "resources/list",
+            List::Templates => "resources/templates/list",
+        }
+    }
+
     /// The result's field holding the page.
     pub fn key(self) -> &'static str {
         match self {

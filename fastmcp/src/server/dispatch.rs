@@ -8,7 +8,8 @@
 
 use super::access::refused;
 use super::call::{Call, List};
-use super::registry::{Listing, PromptEntry, ToolEntry, Variables};
+use super::middleware::{Arguments, BoxFuture, Chain, Next, Request, Response};
+use super::registry::{PromptEntry, Registry, ToolEntry, Variables};
 use super::running::Server;
 use crate::auth::{AccessToken, Principal};
 use crate::context::Context;
@@ -16,7 +17,7 @@ use crate::error::Error;
 use crate::flow::{Resume, Step, Suspension};
 use crate::handler::{CompletionQuery, HandlerResult, PromptGet, ResourceHandler, ResourceRead, ToolCall};
 use crate::protocol::{
-    CallToolResult, CompleteParams, CompleteResult, CompletionReference, InputResponses, JsonObject, codes,
+    CacheHint, CallToolResult, CompleteParams, CompleteResult, CompletionReference, InputResponses, JsonObject, codes,
 };
 use crate::state::{ArgumentsDigest, Binding, Method};
 use futures_util::FutureExt as _;
@@ -66,9 +67,11 @@ pub(crate) fn tool_failure(error: Error, delivery: Delivery) -> Result<CallToolR
     if readable { Ok(CallToolResult::error(error.to_string())) } else { Err(error) }
 }
 
-/// A request resolved against the registry: the handler it reaches and the parsed params it reads.
+/// A request resolved against the registry: the handler it reaches and the parsed params it reads. It keeps
+/// the registry it was resolved against, so every round of it sees one registry.
 pub(crate) struct Prepared<'a> {
     server: &'a Server,
+    registry: Arc<Registry>,
     target: Target<'a>,
     /// Whom request state is bound to.
     principal: Option<Principal>,
@@ -76,10 +79,10 @@ pub(crate) struct Prepared<'a> {
 }
 
 enum Target<'a> {
-    List { listing: &'a Listing, key: &'static str, cursor: Option<&'a str> },
-    Tool { entry: &'a ToolEntry, arguments: Option<&'a RawValue> },
-    Prompt { name: &'a str, entry: &'a PromptEntry, arguments: Option<&'a BTreeMap<String, String>> },
-    Read { uri: &'a str, handler: &'a Arc<dyn ResourceHandler>, variables: Variables },
+    List { list: List, cursor: Option<&'a str> },
+    Tool { entry: Arc<ToolEntry>, arguments: Option<&'a RawValue> },
+    Prompt { name: &'a str, entry: Arc<PromptEntry>, arguments: Option<&'a BTreeMap<String, String>> },
+    Read { uri: &'a str, handler: Arc<dyn ResourceHandler>, variables: Variables, hint: CacheHint, chain: Chain },
     Complete(&'a CompleteParams),
 }
 
@@ -92,46 +95,39 @@ impl Server {
         call: &'a Call,
         caller: Option<&'a AccessToken>,
     ) -> Result<Prepared<'a>, Error> {
-        self.authorize(call, caller).map_err(|refusal| refused(&refusal))?;
-        let registry = &self.inner.registry;
+        let registry = self.registry();
+        self.authorize_in(&registry, call, caller).map_err(|refusal| refused(&refusal))?;
         let target = match call {
-            Call::List { list, cursor } => {
-                let listing = match list {
-                    List::Tools => &registry.tool_list,
-                    List::Prompts => &registry.prompt_list,
-                    List::Resources => &registry.resource_list,
-                    List::Templates => &registry.template_list,
-                };
-                Target::List { listing, key: list.key(), cursor: cursor.as_deref() }
-            }
+            Call::List { list, cursor } => Target::List { list: *list, cursor: cursor.as_deref() },
             Call::Tool { name, arguments } => {
                 let entry =
                     registry.tools.get(name).ok_or_else(|| Error::invalid_params(format!("Unknown tool: {name}")))?;
-                Target::Tool { entry, arguments: arguments.as_deref() }
+                Target::Tool { entry: entry.clone(), arguments: arguments.as_deref() }
             }
             Call::Prompt { name, arguments } => {
                 let entry = registry
                     .prompts
                     .get(name)
                     .ok_or_else(|| Error::invalid_params(format!("Unknown prompt: {name}")))?;
-                Target::Prompt { name, entry, arguments: arguments.as_ref() }
+                Target::Prompt { name, entry: entry.clone(), arguments: arguments.as_ref() }
             }
             Call::Read { uri } => {
                 let resolved = registry.resolve(uri).ok_or_else(|| Error::resource_not_found(uri))?;
-                Target::Read { uri, handler: resolved.handler, variables: resolved.variables }
+                let (handler, chain) = (resolved.handler.clone(), resolved.chain.clone());
+                Target::Read { uri, handler, variables: resolved.variables, hint: resolved.hint, chain }
             }
             Call::Complete(params) => Target::Complete(params),
         };
         // Only requests that can suspend bind their state to the caller.
         let binds = matches!(target, Target::Tool { .. } | Target::Prompt { .. } | Target::Read { .. });
         let principal = caller.filter(|_| binds).map(AccessToken::principal);
-        Ok(Prepared { server: self, target, principal, caller })
+        Ok(Prepared { server: self, registry, target, principal, caller })
     }
 }
 
 impl<'a> Prepared<'a> {
     /// The tool a `tools/call` reaches.
-    pub fn tool(&self) -> Option<&'a ToolEntry> {
+    pub fn tool(&self) -> Option<&Arc<ToolEntry>> {
         match &self.target {
             Target::Tool { entry, .. } => Some(entry),
             _ => None,
@@ -167,50 +163,112 @@ impl<'a> Prepared<'a> {
         Some(Binding::new(method, target, digest, principal, fingerprint))
     }
 
-    /// Runs one round: from the start, or from `resume`. A result is cacheable only when the request was a
-    /// first round (retries that carried answers or state must not be cached).
+    /// Runs one round, from the start or from `resume`, through its target's middleware (see
+    /// [`middleware`](super::middleware): the server's, then the mounts' of a mounted component) when there
+    /// is any.
     pub async fn run(&self, ctx: &Context, resume: Option<Resume>, points: TaskPoints) -> Outcome {
+        let chain = match &self.target {
+            Target::Tool { entry, .. } => &entry.chain,
+            Target::Prompt { entry, .. } => &entry.chain,
+            Target::Read { chain, .. } => chain,
+            Target::List { .. } | Target::Complete(_) => &self.server.inner.middleware,
+        };
+        if chain.is_empty() {
+            return self.dispatch(ctx, resume, points, Arguments::None).await;
+        }
+        let retry = resume.is_some();
+        let resume = std::sync::Mutex::new(resume);
+        let inner = innermost(|request: Request<'_>| {
+            let resume = resume.lock().unwrap_or_else(|p| p.into_inner()).take();
+            Box::pin(async move {
+                let outcome = self.dispatch(request.context, resume, points, request.arguments).await;
+                Response { outcome }
+            })
+        });
+        match Next::new(chain, &inner).run(self.request(ctx, retry)).await.outcome {
+            // A middleware's own failure becomes what any failure of this request becomes.
+            Outcome::Error(e) => self.failed(e),
+            other => other,
+        }
+    }
+
+    /// This request as middleware sees it.
+    fn request<'r>(&'r self, context: &'r Context, retry: bool) -> Request<'r> {
+        let (method, name, arguments, cursor) = match &self.target {
+            Target::List { list, cursor } => (list.method(), None, Arguments::None, *cursor),
+            Target::Tool { entry, arguments } => {
+                ("tools/call", Some(entry.name.as_str()), Arguments::Tool(*arguments), None)
+            }
+            Target::Prompt { name, arguments, .. } => ("prompts/get", Some(*name), Arguments::Prompt(*arguments), None),
+            Target::Read { uri, .. } => ("resources/read", Some(*uri), Arguments::None, None),
+            Target::Complete(_) => ("completion/complete", None, Arguments::None, None),
+        };
+        Request { method, name, context, retry, arguments, cursor }
+    }
+
+    /// One round of the request itself, its arguments as a middleware replaced them (if one did). A result
+    /// is cacheable only when the request was a first round (retries that carried answers or state must
+    /// not be cached).
+    async fn dispatch(
+        &self,
+        ctx: &Context,
+        resume: Option<Resume>,
+        points: TaskPoints,
+        changed: Arguments<'_>,
+    ) -> Outcome {
         match &self.target {
-            Target::List { listing, key, cursor } => match listing.page(*cursor, self.caller) {
-                Ok(Some((page, next))) => Outcome::Complete(Reply::page(key, page, next)),
-                Ok(None) => Outcome::Error(Error::invalid_params("Invalid cursor")),
-                Err(e) => Outcome::Error(e),
-            },
-            Target::Complete(params) => match complete(self.server, params).await {
+            Target::List { list, cursor } => {
+                let listing = self.registry.listing(*list);
+                match listing.page(*cursor, self.caller) {
+                    Ok(Some((page, next))) => Outcome::Complete(Reply::page(list.key(), page, next, listing.hint)),
+                    Ok(None) => Outcome::Error(Error::invalid_params("Invalid cursor")),
+                    Err(e) => Outcome::Error(e),
+                }
+            }
+            Target::Complete(params) => match complete(&self.registry, params).await {
                 Ok(reply) => Outcome::Complete(reply),
                 Err(e) => Outcome::Error(e),
             },
             Target::Tool { entry, arguments } => {
+                let arguments = match changed {
+                    Arguments::ToolReplaced(replaced) => Some(replaced),
+                    _ => arguments.map(ToOwned::to_owned),
+                };
                 let mut resume = resume;
                 loop {
-                    let arguments = arguments.map(ToOwned::to_owned);
+                    let arguments = arguments.clone();
                     match run_tool(self.server, entry, arguments, ctx.clone(), resume.take()).await {
                         // `run_as_task()` where the rest can't be a task: on at once, in this round.
                         Ok(Step::Suspend(s)) if s.task && points == TaskPoints::PassThrough => {
                             resume = Some(Resume { step: s.step, locals: s.locals, responses: InputResponses::new() });
                         }
-                        Ok(step) => return outcome(step, false),
+                        Ok(step) => return outcome(step, None),
                         Err(e) => return self.failed(e),
                     }
                 }
             }
             Target::Prompt { name, entry, arguments } => {
-                let mut get = PromptGet::new(*name, arguments.cloned().unwrap_or_default(), ctx.clone());
+                let arguments = match changed {
+                    Arguments::PromptReplaced(replaced) => replaced,
+                    _ => arguments.cloned().unwrap_or_default(),
+                };
+                let mut get = PromptGet::new(*name, arguments, ctx.clone());
                 if let Some(resume) = resume {
                     get = get.resuming(resume);
                 }
                 let result = guarded(|| format!("prompt `{name}`"), ctx.clone().scope(entry.handler.get(get))).await;
-                result.map_or_else(Outcome::Error, |step| outcome(step, false))
+                result.map_or_else(Outcome::Error, |step| outcome(step, None))
             }
-            Target::Read { uri, handler, variables } => {
-                // A first-round read is cacheable (the modern wire requires cache hints on it).
-                let first_round = resume.is_none();
+            Target::Read { uri, handler, variables, hint, .. } => {
+                // A first-round read is cacheable (the modern wire requires cache hints on it); a retry that
+                // carried answers or state is not.
+                let cache = resume.is_none().then_some(*hint);
                 let mut read = ResourceRead::new(*uri, variables.clone(), ctx.clone());
                 if let Some(resume) = resume {
                     read = read.resuming(resume);
                 }
                 let result = guarded(|| format!("resource `{uri}`"), ctx.clone().scope(handler.read(read))).await;
-                result.map_or_else(Outcome::Error, |step| outcome(step, first_round))
+                result.map_or_else(Outcome::Error, |step| outcome(step, cache))
             }
         }
     }
@@ -220,7 +278,7 @@ impl<'a> Prepared<'a> {
     pub fn failed(&self, error: Error) -> Outcome {
         match &self.target {
             Target::Tool { .. } => match tool_failure(error, Delivery::Response) {
-                Ok(result) => outcome(Step::Complete(result), false),
+                Ok(result) => outcome(Step::Complete(result), None),
                 Err(e) => Outcome::Error(e),
             },
             _ => Outcome::Error(error),
@@ -228,9 +286,17 @@ impl<'a> Prepared<'a> {
     }
 }
 
-fn outcome<T: Serialize>(step: Step<T>, cacheable: bool) -> Outcome {
+/// Pins the innermost layer's lifetimes to one: the request's, its future's and what it borrows.
+fn innermost<'r, F>(f: F) -> F
+where
+    F: Fn(Request<'r>) -> BoxFuture<'r, Response> + Send + Sync + 'r,
+{
+    f
+}
+
+fn outcome<T: Serialize>(step: Step<T>, cache: Option<CacheHint>) -> Outcome {
     match step {
-        Step::Complete(value) => match Reply::new(value, cacheable) {
+        Step::Complete(value) => match Reply::new(value, cache) {
             Ok(reply) => Outcome::Complete(reply),
             Err(e) => Outcome::Error(e),
         },
@@ -243,30 +309,30 @@ pub(crate) struct Reply {
     /// A field whose JSON was serialized once at start-up (a `*/list` page).
     pub raw: Option<(&'static str, Arc<RawValue>)>,
     pub fields: JsonObject,
-    /// List, read and discover results carry cache hints on the modern wire.
-    pub cacheable: bool,
+    /// List, read and discover results carry cache hints on the modern wire: these.
+    pub cache: Option<CacheHint>,
 }
 
 impl Reply {
-    pub fn new(result: impl Serialize, cacheable: bool) -> Result<Self, Error> {
+    pub fn new(result: impl Serialize, cache: Option<CacheHint>) -> Result<Self, Error> {
         let fields = match serde_json::to_value(result)? {
             Value::Object(fields) => fields,
             other => return Err(Error::internal(format!("a result must be a JSON object, not {other}"))),
         };
-        Ok(Self { raw: None, fields, cacheable })
+        Ok(Self { raw: None, fields, cache })
     }
 
     /// `{}`: what `ping`, `logging/setLevel` and the like answer.
     pub fn empty() -> Self {
-        Self { raw: None, fields: JsonObject::new(), cacheable: false }
+        Self { raw: None, fields: JsonObject::new(), cache: None }
     }
 
-    fn page(key: &'static str, page: Arc<RawValue>, next_cursor: Option<String>) -> Self {
+    fn page(key: &'static str, page: Arc<RawValue>, next_cursor: Option<String>, hint: CacheHint) -> Self {
         let mut fields = JsonObject::new();
         if let Some(next) = next_cursor {
             fields.insert("nextCursor".into(), Value::String(next));
         }
-        Self { raw: Some((key, page)), fields, cacheable: true }
+        Self { raw: Some((key, page)), fields, cache: Some(hint) }
     }
 }
 
@@ -335,8 +401,7 @@ fn wrap_structured(mut result: CallToolResult) -> CallToolResult {
     result
 }
 
-async fn complete(server: &Server, params: &CompleteParams) -> Result<Reply, Error> {
-    let registry = &server.inner.registry;
+async fn complete(registry: &Registry, params: &CompleteParams) -> Result<Reply, Error> {
     let query = CompletionQuery {
         argument: params.argument.name.clone(),
         value: params.argument.value.clone(),
@@ -357,5 +422,5 @@ async fn complete(server: &Server, params: &CompleteParams) -> Result<Reply, Err
             }
         }
     };
-    Reply::new(CompleteResult { completion }, false)
+    Reply::new(CompleteResult { completion }, None)
 }

@@ -1,18 +1,21 @@
-//! A built server: the frozen registry and options every connection shares, the request-state codec, and
-//! the fan-out of changes to clients.
+//! A built server: the registry and options every connection shares, the request-state codec, and the
+//! fan-out of changes to clients.
 
 use super::builder::Options;
+use super::catalog::Catalog;
 use super::changes::{Change, Changes};
 use super::registry::Registry;
 use crate::auth::Gate;
 use crate::context::Announce;
 use crate::error::{Error, Result};
-use crate::protocol::{Implementation, ListChanged, ServerCapabilities};
+use crate::protocol::{Implementation, ListChanged};
 use crate::state::{RequestStateConfig, StateCodec};
-use std::sync::{Arc, OnceLock};
+use arc_swap::ArcSwap;
+use std::sync::{Arc, Mutex, OnceLock};
 use tokio_util::sync::CancellationToken;
 
-/// A built server: immutable, cheap to clone, shared by every connection.
+/// A built server: cheap to clone, shared by every connection. What it serves may change while it runs
+/// ([`add_tool`](Self::add_tool) and the like); each request sees one registry, whole.
 #[derive(Clone)]
 pub struct Server {
     pub(crate) inner: Arc<ServerInner>,
@@ -21,8 +24,10 @@ pub struct Server {
 pub(crate) struct ServerInner {
     pub info: Implementation,
     pub instructions: Option<String>,
-    pub capabilities: ServerCapabilities,
-    pub registry: Registry,
+    /// What requests are served from: read lock-free, replaced whole by a change.
+    pub registry: ArcSwap<Registry>,
+    /// What the registry is built from; held while a change builds the next one, so changes apply in turn.
+    pub catalog: Mutex<Catalog>,
     pub options: Options,
     /// `serverInfo` as JSON, stamped on every modern result.
     pub server_info_meta: serde_json::Value,
@@ -35,11 +40,18 @@ pub(crate) struct ServerInner {
     pub closing: CancellationToken,
     /// The authorization edge, when the server is a protected resource.
     pub gate: Option<Arc<Gate>>,
+    /// Around every round of dispatch, outermost first.
+    pub middleware: super::middleware::Chain,
 }
 
 impl Server {
     pub fn options(&self) -> &Options {
         &self.inner.options
+    }
+
+    /// The registry as it is now: a snapshot that a change does not alter (the next one replaces it).
+    pub(crate) fn registry(&self) -> Arc<Registry> {
+        self.inner.registry.load_full()
     }
 
     /// Tells clients a list changed: legacy sessions on their own stream, modern clients on the
@@ -88,5 +100,9 @@ impl Announce for ServerInner {
 
     fn resource_updated(&self, uri: String) {
         self.changes.publish(Change::Resource(uri.into()));
+    }
+
+    fn as_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
+        self
     }
 }

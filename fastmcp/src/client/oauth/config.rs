@@ -1,6 +1,8 @@
 //! What the application tells the OAuth client: how it is registered, which grant it uses, the scopes it
 //! needs and where tokens are kept.
 
+use super::assertion::{Assertion, SigningKey};
+use super::exchange::IdentityProvider;
 use super::store::{MemoryTokenStore, TokenStore};
 use crate::auth::fetch::{DEFAULT_MAX_BODY, DEFAULT_TIMEOUT, Fetcher};
 use crate::client::ClientError;
@@ -30,12 +32,17 @@ pub struct OAuthConfig {
     pub(super) store: Arc<dyn TokenStore>,
     pub(super) max_attempts: u32,
     pub(super) timeout: Duration,
+    pub(super) dpop: super::Dpop,
 }
 
 #[derive(Clone)]
 pub(super) enum Grant {
     AuthorizationCode(AuthorizationCode),
     ClientCredentials,
+    /// A JWT the client is given is the grant (RFC 7523 §2.1).
+    JwtBearer(Assertion),
+    /// Enterprise-Managed Authorization: an ID-JAG from the IdP, then the JWT bearer grant.
+    Enterprise(IdentityProvider),
 }
 
 /// The ways the client may have a `client_id`, tried in the spec's order: pre-registered, then a Client ID
@@ -44,6 +51,8 @@ pub(super) enum Grant {
 pub(super) struct Registration {
     pub client_id: Option<String>,
     pub client_secret: Option<String>,
+    /// The pre-registered client's private key (`private_key_jwt`), in place of a secret.
+    pub key: Option<SigningKey>,
     /// The issuer pre-registered credentials belong to; they are never offered to another.
     pub issuer: Option<String>,
     pub metadata_document: Option<String>,
@@ -60,6 +69,7 @@ impl OAuthConfig {
             store: Arc::new(MemoryTokenStore::new()),
             max_attempts: 3,
             timeout: DEFAULT_TIMEOUT,
+            dpop: super::Dpop::default(),
         }
     }
 
@@ -81,6 +91,51 @@ impl OAuthConfig {
         Self::with(Grant::ClientCredentials, registration)
     }
 
+    /// The client credentials grant with `private_key_jwt` (RFC 7523 §2.2): no shared secret, each token
+    /// request carries a short-lived JWT signed with `key`, whose public half is registered for `client_id`.
+    ///
+    /// ```no_run
+    /// # use fastmcp::client::{Algorithm, OAuth, OAuthConfig, SigningKey};
+    /// # fn demo(pem: &str) -> Result<(), fastmcp::client::ClientError> {
+    /// let key = SigningKey::from_pem(Algorithm::ES256, pem)?;
+    /// let oauth = OAuth::new(OAuthConfig::client_credentials_jwt("reporting-service", key));
+    /// # Ok(()) }
+    /// ```
+    pub fn client_credentials_jwt(client_id: impl Into<String>, key: SigningKey) -> Self {
+        let registration =
+            Registration { client_id: Some(client_id.into()), key: Some(key), ..Registration::default() };
+        Self::with(Grant::ClientCredentials, registration)
+    }
+
+    /// The JWT bearer grant (RFC 7523 §2.1), for a workload whose platform issues it a JWT the
+    /// authorization server trusts (workload identity federation, SEP-1933: a Kubernetes service account
+    /// token, a cloud identity token, a SPIFFE JWT-SVID): it needs no client registration. A
+    /// [`client_id`](Self::client_id) (with a secret or key) authenticates it where the server asks for one.
+    ///
+    /// ```no_run
+    /// # use fastmcp::client::{Assertion, OAuth, OAuthConfig};
+    /// // A projected service account token with the authorization server as its audience.
+    /// let oauth = OAuth::new(OAuthConfig::jwt_bearer(Assertion::file("/var/run/secrets/tokens/mcp")));
+    /// ```
+    pub fn jwt_bearer(assertion: Assertion) -> Self {
+        Self::with(Grant::JwtBearer(assertion), Registration::default())
+    }
+
+    /// Enterprise-Managed Authorization (SEP-990), for a client acting for a user signed in to the
+    /// enterprise's identity provider: the user's ID token is exchanged there for an ID-JAG (RFC 8693),
+    /// which the MCP server's authorization server takes as a JWT bearer grant — no browser step. Register
+    /// the client with that authorization server through [`client_id`](Self::client_id) (and a secret or key).
+    ///
+    /// ```no_run
+    /// # use fastmcp::client::{Assertion, IdentityProvider, OAuth, OAuthConfig};
+    /// # let id_token = String::new();
+    /// let idp = IdentityProvider::new("https://acme.idp.example", "chat-app", Assertion::fixed(id_token));
+    /// let oauth = OAuth::new(OAuthConfig::enterprise(idp).client_id("chat-app-at-mcp").client_secret("…"));
+    /// ```
+    pub fn enterprise(idp: IdentityProvider) -> Self {
+        Self::with(Grant::Enterprise(idp), Registration::default())
+    }
+
     /// A pre-registered `client_id`: used first, whatever else is configured.
     pub fn client_id(mut self, client_id: impl Into<String>) -> Self {
         self.registration.client_id = Some(client_id.into());
@@ -90,6 +145,13 @@ impl OAuthConfig {
     /// The pre-registered client's secret (a confidential client); without one it is a public client.
     pub fn client_secret(mut self, secret: impl Into<String>) -> Self {
         self.registration.client_secret = Some(secret.into());
+        self
+    }
+
+    /// The pre-registered client authenticates with a JWT signed by this key (`private_key_jwt`, RFC 7523
+    /// §2.2) rather than a secret, with any grant.
+    pub fn client_key(mut self, key: SigningKey) -> Self {
+        self.registration.key = Some(key);
         self
     }
 
@@ -147,6 +209,13 @@ impl OAuthConfig {
     /// the `open` hook's.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// Whether tokens are bound to a key of this client's with DPoP (RFC 9449): by default
+    /// [`Dpop::Auto`](super::Dpop::Auto), where the authorization server advertises it.
+    pub fn dpop(mut self, dpop: super::Dpop) -> Self {
+        self.dpop = dpop;
         self
     }
 }

@@ -1,34 +1,48 @@
 //! Finding where tokens come from: the server's protected resource metadata (RFC 9728), then its
 //! authorization server's metadata (RFC 8414 / OpenID Connect discovery), each validated before use.
 
+use super::dpop::USE_NONCE;
 use crate::auth::discovery::metadata_urls;
 use crate::auth::fetch::{Fetcher, Why};
-use crate::auth::{METADATA_PATH, parse_challenges};
+use crate::auth::{METADATA_PATH, ParsedChallenge, parse_challenges};
 use crate::client::ClientError;
-use http::Uri;
+use http::header::WWW_AUTHENTICATE;
+use http::{HeaderMap, Uri};
 use serde::Deserialize;
 use std::net::IpAddr;
 
-/// The `Bearer` challenge of a refusal, as far as the client acts on it.
+/// The `Bearer` (or `DPoP`, RFC 9449 §7.1) challenge of a refusal, as far as the client acts on it.
 #[derive(Debug, Default)]
 pub(super) struct Challenge {
     pub error: Option<String>,
     pub scope: Vec<String>,
     pub resource_metadata: Option<String>,
+    /// Whether a `DPoP` challenge asks for a proof with the server's nonce (`use_dpop_nonce`, RFC 9449 §9).
+    pub use_dpop_nonce: bool,
 }
 
 impl Challenge {
-    /// The first `Bearer` challenge of a `WWW-Authenticate` value; an absent or unreadable one says nothing.
+    /// The first `Bearer` or `DPoP` challenge of a `WWW-Authenticate` value (both carry the same
+    /// parameters); an absent or unreadable one says nothing.
     pub fn parse(value: Option<&str>) -> Self {
         let challenges = value.and_then(parse_challenges).unwrap_or_default();
-        let Some(bearer) = challenges.iter().find(|c| c.scheme.eq_ignore_ascii_case("bearer")) else {
-            return Self::default();
+        let is = |c: &ParsedChallenge, scheme: &str| c.scheme.eq_ignore_ascii_case(scheme);
+        let use_dpop_nonce = challenges.iter().any(|c| is(c, "dpop") && c.param("error") == Some(USE_NONCE));
+        let Some(first) = challenges.iter().find(|c| is(c, "bearer") || is(c, "dpop")) else {
+            return Self { use_dpop_nonce, ..Self::default() };
         };
         Self {
-            error: bearer.param("error").map(str::to_owned),
-            scope: bearer.param("scope").map(split_scopes).unwrap_or_default(),
-            resource_metadata: bearer.param("resource_metadata").filter(|url| !url.is_empty()).map(str::to_owned),
+            error: first.param("error").map(str::to_owned),
+            scope: first.param("scope").map(split_scopes).unwrap_or_default(),
+            resource_metadata: first.param("resource_metadata").filter(|url| !url.is_empty()).map(str::to_owned),
+            use_dpop_nonce,
         }
+    }
+
+    /// The challenges of every `WWW-Authenticate` header of a response (one list, RFC 9110 §11.6.1).
+    pub fn of(headers: &HeaderMap) -> Self {
+        let values: Vec<&str> = headers.get_all(WWW_AUTHENTICATE).iter().filter_map(|v| v.to_str().ok()).collect();
+        Self::parse((!values.is_empty()).then(|| values.join(", ")).as_deref())
     }
 }
 
@@ -55,11 +69,14 @@ pub(super) struct ServerMetadata {
     pub registration_endpoint: Option<String>,
     pub scopes_supported: Option<Vec<String>>,
     pub token_endpoint_auth_methods_supported: Option<Vec<String>>,
+    pub token_endpoint_auth_signing_alg_values_supported: Option<Vec<String>>,
     pub code_challenge_methods_supported: Option<Vec<String>>,
     #[serde(default)]
     pub client_id_metadata_document_supported: bool,
     #[serde(default)]
     pub authorization_response_iss_parameter_supported: bool,
+    /// The algorithms it takes DPoP proofs in (RFC 9449 §5.1); absent where it does not advertise DPoP.
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 impl ServerMetadata {
@@ -272,5 +289,17 @@ mod tests {
         let none = Challenge::parse(Some("Basic realm=\"x\""));
         assert!(none.error.is_none() && none.scope.is_empty() && none.resource_metadata.is_none());
         assert!(Challenge::parse(None).scope.is_empty());
+        // A DPoP challenge says the same, and may ask for a nonce; every header is read.
+        let dpop = Challenge::parse(Some(r#"DPoP error="invalid_token", resource_metadata="https://m/x""#));
+        assert_eq!(dpop.resource_metadata.as_deref(), Some("https://m/x"));
+        assert!(!dpop.use_dpop_nonce);
+        assert!(Challenge::parse(Some(r#"DPoP error="use_dpop_nonce""#)).use_dpop_nonce);
+        assert!(!Challenge::parse(Some(r#"Bearer error="use_dpop_nonce""#)).use_dpop_nonce);
+        let mut headers = HeaderMap::new();
+        headers.append(WWW_AUTHENTICATE, "Basic realm=\"x\"".parse().unwrap());
+        headers.append(WWW_AUTHENTICATE, "Bearer scope=\"a\"".parse().unwrap());
+        headers.append(WWW_AUTHENTICATE, "DPoP algs=\"ES256\", error=\"use_dpop_nonce\"".parse().unwrap());
+        let all = Challenge::of(&headers);
+        assert!(all.scope == ["a"] && all.use_dpop_nonce, "{all:?}");
     }
 }

@@ -1,12 +1,17 @@
 //! The OAuth 2.1 client of the MCP authorization spec: when a server refuses a request, it finds the
 //! server's authorization server (RFC 9728, then RFC 8414 / OpenID Connect discovery), gets a `client_id`
 //! (pre-registered, a Client ID Metadata Document, or RFC 7591), authorizes — authorization code with PKCE
-//! and a resource indicator (RFC 8707), the response's `state` and `iss` (RFC 9207) checked, or client
-//! credentials — and keeps, refreshes and steps up the tokens. The HTTP transport only asks it, through
-//! [`Authorizer`].
+//! and a resource indicator (RFC 8707), the response's `state` and `iss` (RFC 9207) checked, client
+//! credentials (with a secret or `private_key_jwt`), the JWT bearer grant (workload identity) or
+//! enterprise-managed authorization (RFC 8693 token exchange for an ID-JAG) — and keeps, refreshes and steps
+//! up the tokens, bound to a key of its own with DPoP (RFC 9449) where the authorization server supports it.
+//! The HTTP transport only asks it, through [`Authorizer`].
 
+mod assertion;
 mod config;
 mod discovery;
+mod dpop;
+mod exchange;
 mod pkce;
 mod registration;
 mod store;
@@ -15,15 +20,20 @@ mod token;
 #[cfg(test)]
 mod tests;
 
+pub use assertion::{Assertion, AssertionRequest, SigningKey};
 pub use config::{AuthorizationCode, AuthorizationRequest, AuthorizationResponse, ClientMetadata, OAuthConfig, Open};
+pub use dpop::Dpop;
+pub use exchange::IdentityProvider;
 pub use store::{MemoryTokenStore, TokenStore, Tokens};
 
-use super::authorize::Authorizer;
+use super::authorize::{Authorizer, Credentials, Refusal, RequestTarget};
 use super::error::ClientError;
 use super::transport::BoxFuture;
 use crate::auth::fetch::{DEFAULT_MAX_BODY, Fetcher};
 use config::Grant;
 use discovery::{Challenge, ServerMetadata, check_secure};
+use dpop::{NONCE_HEADER, Prover, nonce_of};
+use http::HeaderMap;
 use pkce::Pkce;
 use registration::{Client, check_metadata_document, register};
 use std::collections::HashMap;
@@ -55,6 +65,8 @@ struct Inner {
     servers: Mutex<HashMap<String, Arc<Slot>>>,
     /// Dynamic registrations, by issuer: a `client_id` is one authorization server's.
     registered: tokio::sync::Mutex<HashMap<String, Client>>,
+    /// The DPoP key and the servers' nonces.
+    dpop: Prover,
 }
 
 /// One server's authorization state. Refusals (and refreshes) are handled one at a time under `flow`;
@@ -89,6 +101,8 @@ struct Context {
     resource: String,
     scopes_supported: Option<Vec<String>>,
     server: Arc<ServerMetadata>,
+    /// Whether its token requests carry DPoP proofs ([`dpop::negotiate`]), decided before any grant runs.
+    dpop: bool,
 }
 
 impl OAuth {
@@ -99,24 +113,28 @@ impl OAuth {
             fetcher,
             servers: Mutex::new(HashMap::new()),
             registered: tokio::sync::Mutex::new(HashMap::new()),
+            dpop: Prover::new(),
         };
         Self { inner: Arc::new(inner) }
     }
 }
 
 impl Authorizer for OAuth {
-    fn authorization(&self, url: &str) -> BoxFuture<'_, Result<Option<String>, ClientError>> {
-        let url = url.to_owned();
-        Box::pin(async move { self.inner.authorization(&url).await.map_err(|e| for_server(e, &url)) })
+    fn authorization<'a>(&'a self, request: RequestTarget<'a>) -> BoxFuture<'a, Result<Credentials, ClientError>> {
+        Box::pin(async move { self.inner.authorization(request).await.map_err(|e| for_server(e, request.url)) })
     }
 
     fn refused<'a>(
         &'a self,
-        url: &'a str,
-        status: u16,
-        www_authenticate: Option<&'a str>,
+        request: RequestTarget<'a>,
+        refusal: Refusal<'a>,
     ) -> BoxFuture<'a, Result<bool, ClientError>> {
-        Box::pin(async move { self.inner.refused(url, status, www_authenticate).await.map_err(|e| for_server(e, url)) })
+        Box::pin(async move { self.inner.refused(request, refusal).await.map_err(|e| for_server(e, request.url)) })
+    }
+
+    /// A server's new DPoP nonce is used from the next request on (RFC 9449 §8.2).
+    fn answered(&self, request: RequestTarget<'_>, headers: &HeaderMap) {
+        self.inner.nonce_from(request.url, headers);
     }
 }
 
@@ -134,28 +152,38 @@ impl Inner {
         servers.entry(url.to_owned()).or_default().clone()
     }
 
-    /// The kept access token, refreshed first if it is about to expire and can be. None before the first
-    /// refusal: the server's challenge says where tokens come from.
-    async fn authorization(&self, url: &str) -> Result<Option<String>, ClientError> {
-        let slot = self.slot(url);
-        let header = self.current(url, &slot).await?;
-        if header.is_some() {
-            slot.handed.fetch_add(1, Ordering::SeqCst);
-        }
-        Ok(header)
+    /// The kept access token, refreshed first if it is about to expire and can be — a DPoP-bound one with a
+    /// fresh proof for this request. None before the first refusal: the server's challenge says where
+    /// tokens come from.
+    async fn authorization(&self, request: RequestTarget<'_>) -> Result<Credentials, ClientError> {
+        let slot = self.slot(request.url);
+        let Some(tokens) = self.current(request.url, &slot).await? else { return Ok(Credentials::default()) };
+        let credentials = self.present(request, &tokens)?;
+        slot.handed.fetch_add(1, Ordering::SeqCst);
+        Ok(credentials)
     }
 
-    async fn current(&self, url: &str, slot: &Slot) -> Result<Option<String>, ClientError> {
+    /// How `tokens` go with `request`: a bound token under the `DPoP` scheme with a proof of the key that
+    /// covers it, never as a Bearer token (RFC 9449 §7.1); any other as a Bearer token.
+    fn present(&self, request: RequestTarget<'_>, tokens: &Tokens) -> Result<Credentials, ClientError> {
+        if !tokens.dpop {
+            return Ok(Credentials::bearer(&tokens.access_token));
+        }
+        let proof = self.dpop.proof(request.method.as_str(), request.url, Some(&tokens.access_token))?;
+        Ok(Credentials { authorization: Some(format!("DPoP {}", tokens.access_token)), dpop: Some(proof) })
+    }
+
+    async fn current(&self, url: &str, slot: &Slot) -> Result<Option<Tokens>, ClientError> {
         let store = &self.config.store;
         let Some(tokens) = store.get(url).await? else { return Ok(None) };
         if tokens.refresh_token.is_none() || !tokens.expires_within(EXPIRY_MARGIN) {
-            return Ok(Some(bearer(&tokens)));
+            return Ok(Some(tokens));
         }
         let flow = slot.flow.lock().await;
         // Another request may have refreshed while this one waited.
         let Some(tokens) = store.get(url).await? else { return Ok(None) };
         if !tokens.expires_within(EXPIRY_MARGIN) {
-            return Ok(Some(bearer(&tokens)));
+            return Ok(Some(tokens));
         }
         if let Some(context) = &flow.context
             && tokens.issuer.as_deref() == Some(context.server.issuer.as_str())
@@ -163,18 +191,36 @@ impl Inner {
             match self.refresh(url, context, &tokens).await {
                 Ok(fresh) => {
                     slot.generation.fetch_add(1, Ordering::SeqCst);
-                    return Ok(Some(bearer(&fresh)));
+                    return Ok(Some(fresh));
                 }
                 // The expired token goes; its refusal will run the whole flow.
                 Err(e) => tracing::warn!(server = url, "oauth: refreshing an expiring token failed: {e}"),
             }
         }
-        Ok(Some(bearer(&tokens)))
+        Ok(Some(tokens))
+    }
+
+    /// The `DPoP-Nonce` a server's answer carries, kept for its next proofs.
+    fn nonce_from(&self, url: &str, headers: &HeaderMap) {
+        if let Some(nonce) = headers.get(NONCE_HEADER).and_then(|v| v.to_str().ok()) {
+            self.dpop.remember(url, nonce);
+        }
     }
 
     /// A refusal: new credentials if they can be had (`true`: retry).
-    async fn refused(&self, url: &str, status: u16, www_authenticate: Option<&str>) -> Result<bool, ClientError> {
-        let challenge = Challenge::parse(www_authenticate);
+    async fn refused(&self, request: RequestTarget<'_>, refusal: Refusal<'_>) -> Result<bool, ClientError> {
+        let (url, status) = (request.url, refusal.status);
+        let challenge = Challenge::of(refusal.headers);
+        self.nonce_from(url, refusal.headers);
+        if challenge.use_dpop_nonce
+            && let Some(proof) = &refusal.sent.dpop
+        {
+            // The server wants its nonce in the proof (RFC 9449 §9): the same credentials with a proof that
+            // carries it, once — a proof refused with the nonce it already carried is not retried.
+            let retry = self.dpop.nonce(url).is_some_and(|nonce| Some(nonce) != nonce_of(proof));
+            tracing::debug!(server = url, retry, "oauth: the server asks for a DPoP nonce");
+            return Ok(retry);
+        }
         let step_up = status == 403 && challenge.error.as_deref() == Some("insufficient_scope");
         if status != 401 && !step_up {
             // A plain 403 is a decision about the caller, not about its credentials.
@@ -229,6 +275,7 @@ impl Inner {
         let context = Context {
             resource: resource.resource,
             scopes_supported: resource.scopes_supported,
+            dpop: dpop::negotiate(self.config.dpop, &server)?,
             server: Arc::new(server),
         };
         flow.context = Some(context.clone());
@@ -254,6 +301,12 @@ impl Inner {
         let tokens = match &self.config.grant {
             Grant::AuthorizationCode(grant) => self.authorize(grant, &context, &scopes).await?,
             Grant::ClientCredentials => self.client_credentials(&context, &scopes).await?,
+            Grant::JwtBearer(assertion) => {
+                let client = self.optional_client(&context.server).await?;
+                let jwt = assertion.get(&context).await?;
+                self.jwt_bearer("JWT bearer", &jwt, client.as_ref(), &context, &scopes).await?
+            }
+            Grant::Enterprise(idp) => self.enterprise(idp, &context, &scopes).await?,
         };
         self.config.store.set(url, Some(tokens)).await?;
         flow.requested = scopes;
@@ -298,13 +351,16 @@ impl Inner {
                 Some(bound) if bound != issuer => {
                     passed.push(format!("the pre-registered client `{id}` is registered with `{bound}`"))
                 }
-                _ => return Ok(Client { id: id.clone(), secret: registration.client_secret.clone(), method: None }),
+                _ => {
+                    let (secret, key) = (registration.client_secret.clone(), registration.key.clone());
+                    return Ok(Client { id: id.clone(), secret, key, method: None });
+                }
             }
         }
         if let Some(url) = &registration.metadata_document {
             if server.client_id_metadata_document_supported {
                 check_metadata_document(url)?;
-                return Ok(Client { id: url.clone(), secret: None, method: Some("none".to_owned()) });
+                return Ok(Client { id: url.clone(), secret: None, key: None, method: Some("none".to_owned()) });
             }
             passed.push("it does not support client ID metadata documents".to_owned());
         }
@@ -394,7 +450,7 @@ impl Inner {
             ("resource", context.resource.as_str()),
         ];
         let request = TokenRequest { grant: "authorization code", params, scope, refresh_token: None };
-        token::request(&self.fetcher, server, &client, request).await
+        self.token(context, Some(&client), request, false).await
     }
 
     /// The client credentials grant: the client asks for itself.
@@ -407,13 +463,17 @@ impl Inner {
         }
         params.push(("resource", context.resource.as_str()));
         let request = TokenRequest { grant: "client credentials", params, scope: scope.clone(), refresh_token: None };
-        token::request(&self.fetcher, &context.server, &client, request).await
+        self.token(context, Some(&client), request, false).await
     }
 
     /// A refresh (RFC 6749 §6) at the authorization server that issued `tokens`; the result is kept.
     async fn refresh(&self, url: &str, context: &Context, tokens: &Tokens) -> Result<Tokens, ClientError> {
         let refresh_token = tokens.refresh_token.as_deref().unwrap_or_default();
-        let client = self.client(&context.server).await?;
+        // A workload with no registration refreshes as it got the token: naming no client.
+        let client = match self.config.grant {
+            Grant::JwtBearer(_) => self.optional_client(&context.server).await?,
+            _ => Some(self.client(&context.server).await?),
+        };
         let params = vec![
             ("grant_type", "refresh_token"),
             ("refresh_token", refresh_token),
@@ -421,10 +481,26 @@ impl Inner {
         ];
         let request =
             TokenRequest { grant: "refresh", params, scope: tokens.scope.clone(), refresh_token: Some(refresh_token) };
-        let fresh = token::request(&self.fetcher, &context.server, &client, request).await?;
+        // A bound refresh token (a public client's, RFC 9449 §5) is refreshed with a proof of the same key.
+        let fresh = self.token(context, client.as_ref(), request, tokens.dpop).await?;
         self.config.store.set(url, Some(fresh.clone())).await?;
         tracing::debug!(server = url, issuer = %context.server.issuer, "oauth: tokens refreshed");
         Ok(fresh)
+    }
+}
+
+impl Inner {
+    /// A token request to the context's authorization server, every grant's: with a DPoP proof where the
+    /// policy and the server's metadata said so (or the tokens it renews are bound).
+    async fn token(
+        &self,
+        context: &Context,
+        client: Option<&Client>,
+        request: TokenRequest<'_>,
+        bound: bool,
+    ) -> Result<Tokens, ClientError> {
+        let dpop = (context.dpop || bound).then_some(&self.dpop);
+        token::request(&self.fetcher, &context.server, client, request, dpop).await
     }
 }
 
@@ -461,8 +537,4 @@ fn check_response(response: &AuthorizationResponse, state: &str, server: &Server
         return Err(ClientError::Auth(format!("the authorization response of `{issuer}` has no code")));
     }
     Ok(())
-}
-
-fn bearer(tokens: &Tokens) -> String {
-    format!("Bearer {}", tokens.access_token)
 }

@@ -1,6 +1,7 @@
 //! Who the client is to an authorization server: its `client_id` (pre-registered, a Client ID Metadata
 //! Document, or registered dynamically, RFC 7591) and how it authenticates at the token endpoint.
 
+use super::assertion::SigningKey;
 use super::config::ClientMetadata;
 use super::discovery::{ServerMetadata, is_loopback};
 use crate::auth::fetch::Fetcher;
@@ -14,27 +15,36 @@ use serde_json::{Value, json};
 pub(super) struct Client {
     pub id: String,
     pub secret: Option<String>,
+    /// The private key it authenticates with (`private_key_jwt`), in place of a secret.
+    pub key: Option<SigningKey>,
     /// The token endpoint auth method it was registered with, when the registration said.
     pub method: Option<String>,
 }
 
-/// How the client authenticates at the token endpoint (RFC 6749 §2.3.1; a public client only names itself).
-#[derive(Debug, PartialEq, Eq)]
+/// How the client authenticates at the token endpoint (RFC 6749 §2.3.1, RFC 7523 §2.2; a public client only
+/// names itself).
+#[derive(Debug)]
+#[cfg_attr(test, derive(PartialEq, Eq))]
 pub(super) enum ClientAuth<'a> {
     Basic { id: &'a str, secret: &'a str },
     Post { id: &'a str, secret: &'a str },
     Public { id: &'a str },
+    PrivateKeyJwt { id: &'a str, key: &'a SigningKey },
 }
 
 const BASIC: &str = "client_secret_basic";
 const POST: &str = "client_secret_post";
 const NONE: &str = "none";
+const PRIVATE_KEY_JWT: &str = "private_key_jwt";
 
 /// The authentication for `client` at this authorization server: the method it registered with, else the
 /// first of `client_secret_basic` and `client_secret_post` the server supports (RFC 8414: basic when it
-/// lists none), else `none`.
+/// lists none), else `none`. A client with a private key uses `private_key_jwt`.
 pub(super) fn client_auth<'a>(client: &'a Client, server: &ServerMetadata) -> Result<ClientAuth<'a>, ClientError> {
     let id = client.id.as_str();
+    if let Some(key) = &client.key {
+        return private_key_jwt(id, key, server);
+    }
     let Some(secret) = client.secret.as_deref() else { return Ok(ClientAuth::Public { id }) };
     let supported = server.token_endpoint_auth_methods_supported.as_deref();
     let supports = |method: &str| supported.is_none_or(|methods| methods.iter().any(|m| m == method));
@@ -61,6 +71,33 @@ pub(super) fn client_auth<'a>(client: &'a Client, server: &ServerMetadata) -> Re
              implement"
         ))),
     }
+}
+
+/// `private_key_jwt` where the server takes it and the key's algorithm. A server that lists no methods is
+/// trusted to (the application configured the key for it); one that lists others would refuse the request.
+fn private_key_jwt<'a>(
+    id: &'a str,
+    key: &'a SigningKey,
+    server: &ServerMetadata,
+) -> Result<ClientAuth<'a>, ClientError> {
+    let issuer = &server.issuer;
+    if let Some(methods) = &server.token_endpoint_auth_methods_supported
+        && !methods.iter().any(|m| m == PRIVATE_KEY_JWT)
+    {
+        return Err(ClientError::Auth(format!(
+            "the authorization server `{issuer}` does not take {PRIVATE_KEY_JWT} at its token endpoint (it lists \
+             {methods:?}), and client `{id}` is configured with a private key"
+        )));
+    }
+    let algorithm = key.algorithm_name();
+    if let Some(algorithms) = &server.token_endpoint_auth_signing_alg_values_supported
+        && !algorithms.contains(&algorithm)
+    {
+        return Err(ClientError::Auth(format!(
+            "the authorization server `{issuer}` takes no {algorithm} client assertions (it lists {algorithms:?})"
+        )));
+    }
+    Ok(ClientAuth::PrivateKeyJwt { id, key })
 }
 
 /// The answer to a registration (RFC 7591 §3.2.1).
@@ -92,6 +129,7 @@ pub(super) async fn register(
     Ok(Client {
         id: registered.client_id,
         secret: registered.client_secret.filter(|secret| !secret.is_empty()),
+        key: None,
         method: registered.token_endpoint_auth_method,
     })
 }
@@ -179,7 +217,7 @@ mod tests {
     }
 
     fn client(secret: Option<&str>, method: Option<&str>) -> Client {
-        Client { id: "id".into(), secret: secret.map(Into::into), method: method.map(Into::into) }
+        Client { id: "id".into(), secret: secret.map(Into::into), key: None, method: method.map(Into::into) }
     }
 
     #[test]

@@ -27,6 +27,14 @@ pub struct Tokens {
     /// (credentials are never carried from one authorization server to another).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub issuer: Option<String>,
+    /// Whether the access token is bound to the client's DPoP key (its `token_type` is `DPoP`, RFC 9449):
+    /// it is sent only with a proof of that key, under the `DPoP` scheme — never as a Bearer token.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub dpop: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !value
 }
 
 impl Tokens {
@@ -51,6 +59,7 @@ impl fmt::Debug for Tokens {
             .field("expires_at", &self.expires_at)
             .field("scope", &self.scope)
             .field("issuer", &self.issuer)
+            .field("dpop", &self.dpop)
             .finish()
     }
 }

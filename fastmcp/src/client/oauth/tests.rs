@@ -8,14 +8,23 @@ use crate::auth::test_as::{MockAs, Reply, Seen};
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
+use http::{HeaderMap, HeaderName};
 use http::{HeaderValue, Method};
+use jsonwebtoken::Algorithm;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::MutexGuard;
 
+// DPoP, against a token endpoint and a resource that check proofs.
+mod dpop_flow;
+
 const REDIRECT: &str = "http://127.0.0.1:3000/callback";
 const CIMD: &str = "https://app.example.com/oauth/client.json";
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+/// The assertion the authorization server refuses (`invalid_grant`).
+const REFUSED_ASSERTION: &str = "refused.jwt";
+const EC_PEM: &str = include_str!("../../auth/testdata/ec-p256.pem");
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Iss {
@@ -238,6 +247,11 @@ impl World {
                     None => return oauth_error(400, "invalid_grant"),
                 },
                 Some("client_credentials") => scopes(form.get("scope")),
+                // A JWT bearer grant: any assertion but the one the test has the server refuse.
+                Some(JWT_BEARER) => match form.get("assertion") {
+                    Some(assertion) if *assertion != REFUSED_ASSERTION => scopes(form.get("scope")),
+                    _ => return oauth_error(400, "invalid_grant"),
+                },
                 _ => return oauth_error(400, "unsupported_grant_type"),
             };
             let granted: Vec<String> = granted.into_iter().filter(|s| !shared.knobs.withhold.contains(s)).collect();
@@ -293,26 +307,47 @@ fn code_config() -> OAuthConfig {
         .dynamic_registration(ClientMetadata::new("fastmcp test"))
 }
 
-/// What the transport does: send with the client's credentials; on 401/403 ask it, and retry if it says so.
+/// The request the loop below plays.
+fn post(url: &str) -> RequestTarget<'_> {
+    RequestTarget { method: &Method::POST, url }
+}
+
+/// What the transport does: send with the client's credentials (and tell it of the answer); on 401/403 ask
+/// it, and retry if it says so.
 async fn call(oauth: &OAuth, url: &str) -> Result<u16, ClientError> {
     let fetcher = Fetcher::new(Duration::from_secs(5), 1 << 20);
     for _ in 0..10 {
+        let credentials = oauth.authorization(post(url)).await?;
         let mut headers = Vec::new();
-        if let Some(value) = oauth.authorization(url).await? {
+        if let Some(value) = &credentials.authorization {
             headers.push((AUTHORIZATION, HeaderValue::try_from(value).expect("a header value")));
+        }
+        if let Some(proof) = &credentials.dpop {
+            headers.push((HeaderName::from_static("dpop"), HeaderValue::try_from(proof).expect("a header value")));
         }
         let body = Some(Body::Json(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_owned()));
         let answer = fetcher.send(Method::POST, url, headers, body).await.expect("the resource answers");
         let status = answer.status.as_u16();
         if status == 401 || status == 403 {
-            let challenge = answer.headers.get(WWW_AUTHENTICATE).and_then(|v| v.to_str().ok()).map(str::to_owned);
-            if oauth.refused(url, status, challenge.as_deref()).await? {
+            let refusal = Refusal { status, headers: &answer.headers, sent: &credentials };
+            if oauth.refused(post(url), refusal).await? {
                 continue;
             }
+        } else {
+            oauth.answered(post(url), &answer.headers);
         }
         return Ok(status);
     }
     panic!("the client kept asking to retry")
+}
+
+/// A refusal with this `WWW-Authenticate` value, of a request that carried nothing.
+async fn refuse(oauth: &OAuth, url: &str, status: u16, challenge: Option<&str>) -> Result<bool, ClientError> {
+    let mut headers = HeaderMap::new();
+    if let Some(challenge) = challenge {
+        headers.insert(WWW_AUTHENTICATE, HeaderValue::from_str(challenge).expect("a header value"));
+    }
+    oauth.refused(post(url), Refusal { status, headers: &headers, sent: &Credentials::default() }).await
 }
 
 fn auth_error(result: Result<u16, ClientError>) -> String {
@@ -326,11 +361,13 @@ fn auth_error(result: Result<u16, ClientError>) -> String {
 async fn the_whole_flow_ends_in_a_token_the_resource_accepts() {
     let world = World::start("").await;
     let oauth = world.oauth(code_config());
-    assert_eq!(oauth.authorization(&world.url).await.expect("asks"), None, "no token before the first refusal");
+    let none = Credentials::default();
+    assert_eq!(oauth.authorization(post(&world.url)).await.expect("asks"), none, "no token before the first refusal");
     assert_eq!(call(&oauth, &world.url).await.expect("authorized"), 200);
     let tokens = world.store.get(&world.url).await.expect("store").expect("kept");
     assert_eq!(tokens.issuer.as_deref(), Some(world.issuer.as_str()));
-    assert_eq!(oauth.authorization(&world.url).await.expect("asks"), Some(format!("Bearer {}", tokens.access_token)));
+    assert!(!tokens.dpop, "the authorization server does not advertise DPoP");
+    assert_eq!(oauth.authorization(post(&world.url)).await.expect("asks"), Credentials::bearer(&tokens.access_token));
     // The next call uses the kept token: no new authorization.
     assert_eq!(call(&oauth, &world.url).await.expect("authorized"), 200);
     assert_eq!(world.at("/authorize").len(), 1);
@@ -668,7 +705,7 @@ async fn a_refresh_token_is_used_before_a_new_authorization() {
     world.knobs().books.tokens.clear();
     assert_eq!(call(&oauth, &world.url).await.expect("refreshed"), 200);
     let before = world.token_requests().len();
-    let header = oauth.authorization(&world.url).await.expect("asks").expect("a token");
+    let header = oauth.authorization(post(&world.url)).await.expect("asks").authorization.expect("a token");
     assert_eq!(world.token_requests().len(), before + 1, "refreshed on the way out");
     assert!(world.knobs().books.tokens.contains_key(header.trim_start_matches("Bearer ")));
     assert_eq!(world.at("/authorize").len(), 1);
@@ -733,8 +770,8 @@ async fn refusals_that_wait_for_another_retry_with_its_credentials() {
     let challenge =
         format!("Bearer resource_metadata=\"{}\"", world.rs.url("/.well-known/oauth-protected-resource/mcp"));
     let (a, b) = tokio::join!(
-        oauth.refused(&world.url, 401, Some(&challenge)),
-        oauth.refused(&world.url, 401, Some(&challenge))
+        refuse(&oauth, &world.url, 401, Some(&challenge)),
+        refuse(&oauth, &world.url, 401, Some(&challenge))
     );
     assert!(a.expect("renewed") && b.expect("renewed"));
     assert_eq!(world.at("/authorize").len(), 1, "one authorization for both");
@@ -745,8 +782,8 @@ async fn refusals_that_wait_for_another_retry_with_its_credentials() {
 async fn a_plain_403_is_final() {
     let world = World::start("").await;
     let oauth = world.oauth(code_config());
-    assert!(!oauth.refused(&world.url, 403, Some("Bearer error=\"invalid_token\"")).await.expect("no error"));
-    assert!(!oauth.refused(&world.url, 500, None).await.expect("no error"));
+    assert!(!refuse(&oauth, &world.url, 403, Some("Bearer error=\"invalid_token\"")).await.expect("no error"));
+    assert!(!refuse(&oauth, &world.url, 500, None).await.expect("no error"));
     assert!(world.auth.requests().is_empty() && world.rs.requests().is_empty());
 }
 
@@ -779,4 +816,235 @@ fn redirects_are_read_as_authorization_responses() {
     let denied = AuthorizationResponse::from_redirect("/cb?error=access_denied&state=s").expect("parses");
     assert_eq!(denied.error.as_deref(), Some("access_denied"));
     assert!(AuthorizationResponse::from_redirect("http://127.0.0.1:3000/cb?state=s").is_err());
+}
+
+/// The public key of a test key, to check what the client signed with it.
+fn verifying_key(pem: &str, algorithm: Algorithm) -> jsonwebtoken::DecodingKey {
+    let (_, der) = pkcs8::der::Document::from_pem(pem).expect("PEM");
+    let private = jsonwebtoken::EncodingKey::from_ec_der(der.as_bytes());
+    let jwk = jsonwebtoken::jwk::Jwk::from_encoding_key(&private, algorithm).expect("a public JWK");
+    jsonwebtoken::DecodingKey::from_jwk(&jwk).expect("a key")
+}
+
+#[tokio::test]
+async fn private_key_jwt_authenticates_the_client_with_a_signed_assertion() {
+    let world = World::start("").await;
+    world.knobs().knobs.required = vec!["mcp:tools".into()];
+    world.set_metadata(json!({
+        "token_endpoint_auth_methods_supported": ["private_key_jwt"],
+        "token_endpoint_auth_signing_alg_values_supported": ["ES256"],
+    }));
+    let key = SigningKey::from_pem(Algorithm::ES256, EC_PEM).expect("a key").key_id("k1");
+    let oauth = world.oauth(OAuthConfig::client_credentials_jwt("svc", key));
+    assert_eq!(call(&oauth, &world.url).await.expect("authorized"), 200);
+    let token = &world.token_requests()[0];
+    let form = token.form();
+    assert_eq!(form["grant_type"], "client_credentials");
+    assert_eq!(form["client_id"], "svc");
+    assert_eq!(form["client_assertion_type"], "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
+    assert_eq!((token.header("authorization"), form.get("client_secret")), (None, None), "no secret anywhere");
+
+    // RFC 7523 §3: by and about the client, for this authorization server (its issuer), short-lived.
+    let mut validation = jsonwebtoken::Validation::new(Algorithm::ES256);
+    validation.set_audience(&[&world.issuer]);
+    validation.set_issuer(&["svc"]);
+    validation.set_required_spec_claims(&["iss", "sub", "aud", "exp"]);
+    let assertion = &form["client_assertion"];
+    let verified =
+        jsonwebtoken::decode::<Value>(assertion, &verifying_key(EC_PEM, Algorithm::ES256), &validation).expect("valid");
+    assert_eq!(verified.header.kid.as_deref(), Some("k1"));
+    let claims = verified.claims;
+    assert_eq!(claims["sub"], "svc");
+    assert_eq!(claims["exp"].as_u64().expect("exp") - claims["iat"].as_u64().expect("iat"), 60);
+
+    // Each request signs anew: a step-up's assertion has another jti.
+    world.knobs().knobs.required = vec!["mcp:tools".into(), "mcp:admin".into()];
+    assert_eq!(call(&oauth, &world.url).await.expect("stepped up"), 200);
+    let again = world.token_requests()[1].form();
+    let jti = |jwt: &str| jsonwebtoken::dangerous::insecure_decode::<Value>(jwt).expect("a JWT").claims["jti"].clone();
+    assert_ne!(jti(&again["client_assertion"]), jti(assertion));
+}
+
+#[tokio::test]
+async fn private_key_jwt_is_not_sent_where_the_server_does_not_take_it() {
+    let key = || SigningKey::from_pem(Algorithm::ES256, EC_PEM).expect("a key");
+    let world = World::start("").await;
+    world.set_metadata(json!({ "token_endpoint_auth_methods_supported": ["client_secret_basic"] }));
+    let why = auth_error(call(&world.oauth(OAuthConfig::client_credentials_jwt("svc", key())), &world.url).await);
+    assert!(why.contains("does not take private_key_jwt") && why.contains("client_secret_basic"), "{why}");
+    assert!(world.token_requests().is_empty(), "no token request");
+
+    let world = World::start("").await;
+    world.set_metadata(json!({
+        "token_endpoint_auth_methods_supported": ["private_key_jwt"],
+        "token_endpoint_auth_signing_alg_values_supported": ["RS256"],
+    }));
+    let why = auth_error(call(&world.oauth(OAuthConfig::client_credentials_jwt("svc", key())), &world.url).await);
+    assert!(why.contains("takes no ES256 client assertions"), "{why}");
+}
+
+#[test]
+fn signing_keys_are_checked_when_read() {
+    let rsa = include_str!("../../auth/testdata/rsa-a.pem");
+    let ed = include_str!("../../auth/testdata/ed25519.pem");
+    for (algorithm, pem) in
+        [(Algorithm::RS256, rsa), (Algorithm::PS256, rsa), (Algorithm::EdDSA, ed), (Algorithm::ES256, EC_PEM)]
+    {
+        let key = SigningKey::from_pem(algorithm, pem).unwrap_or_else(|e| panic!("{algorithm:?}: {e}"));
+        assert!(!format!("{key:?}").contains("BEGIN"), "no key material in Debug output");
+    }
+    let (_, der) = pkcs8::der::Document::from_pem(EC_PEM).expect("PEM");
+    assert!(SigningKey::from_der(Algorithm::ES256, der.as_bytes()).is_ok());
+    let refused = |algorithm, pem: &str| match SigningKey::from_pem(algorithm, pem) {
+        Err(ClientError::Auth(why)) => why,
+        other => panic!("expected a refusal, got {other:?}"),
+    };
+    assert_eq!(refused(Algorithm::RS256, EC_PEM), "the private key is an EC key, which cannot sign RS256");
+    assert!(refused(Algorithm::ES384, EC_PEM).contains("does not sign ES384"), "a P-256 key for ES384");
+    assert!(refused(Algorithm::HS256, EC_PEM).contains("shared-secret"));
+    assert!(refused(Algorithm::ES256, "not a key").contains("not readable PEM"));
+    let sec1 = "-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n";
+    assert!(refused(Algorithm::ES256, sec1).contains("openssl pkcs8 -topk8"));
+}
+
+/// A file of the test's own, gone when it ends.
+struct TempFile(std::path::PathBuf);
+
+impl TempFile {
+    fn new(text: &str) -> Self {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let name = format!("fastmcp-assertion-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::SeqCst));
+        let file = Self(std::env::temp_dir().join(name));
+        file.write(text);
+        file
+    }
+
+    fn write(&self, text: &str) {
+        std::fs::write(&self.0, text).expect("written");
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[tokio::test]
+async fn the_jwt_bearer_grant_presents_the_workload_token_read_anew_each_time() {
+    let world = World::start("").await;
+    world.knobs().knobs.required = vec!["mcp:tools".into()];
+    let file = TempFile::new("eyJ.workload-1.sig\n");
+    let oauth = world.oauth(OAuthConfig::jwt_bearer(Assertion::file(&file.0)));
+    assert_eq!(call(&oauth, &world.url).await.expect("authorized"), 200);
+    let token = &world.token_requests()[0];
+    let form = token.form();
+    assert_eq!(form["grant_type"], JWT_BEARER);
+    assert_eq!(form["assertion"], "eyJ.workload-1.sig", "the file's token, without its newline");
+    assert_eq!((form["scope"].as_str(), form["resource"].as_str()), ("mcp:tools", world.url.as_str()));
+    // A workload needs no registration: it names no client.
+    assert_eq!((form.get("client_id"), token.header("authorization")), (None, None));
+    assert!(world.at("/register").is_empty() && world.at("/authorize").is_empty());
+
+    // The platform rotated the token: the next grant presents the new one.
+    file.write("eyJ.workload-2.sig");
+    world.knobs().books.tokens.clear();
+    assert_eq!(call(&oauth, &world.url).await.expect("authorized again"), 200);
+    assert_eq!(world.token_requests()[1].form()["assertion"], "eyJ.workload-2.sig");
+
+    // A provider of one's own is told what the JWT is for.
+    let world = World::start("").await;
+    let asked = Arc::new(Mutex::new(None));
+    let seen = asked.clone();
+    let assertion = Assertion::from_fn(move |request: AssertionRequest| {
+        *seen.lock().expect("lock") = Some((request.issuer, request.resource));
+        async { Ok("eyJ.minted.sig".to_owned()) }
+    });
+    assert_eq!(call(&world.oauth(OAuthConfig::jwt_bearer(assertion)), &world.url).await.expect("authorized"), 200);
+    assert_eq!(asked.lock().expect("lock").clone(), Some((world.issuer.clone(), world.url.clone())));
+    assert_eq!(world.token_requests()[0].form()["assertion"], "eyJ.minted.sig");
+}
+
+#[tokio::test]
+async fn a_refused_jwt_bearer_grant_is_final() {
+    let world = World::start("").await;
+    let oauth = world.oauth(OAuthConfig::jwt_bearer(Assertion::fixed(REFUSED_ASSERTION)));
+    let why = auth_error(call(&oauth, &world.url).await);
+    assert!(why.contains("the token request (JWT bearer) failed") && why.contains("HTTP 400 (invalid_grant)"), "{why}");
+    // No retry with the same JWT, no other grant.
+    assert_eq!(world.token_requests().len(), 1);
+    assert!(world.at("/authorize").is_empty());
+
+    let file = TempFile::new("  \n");
+    let why = auth_error(call(&world.oauth(OAuthConfig::jwt_bearer(Assertion::file(&file.0))), &world.url).await);
+    assert!(why.ends_with(&format!("the assertion file `{}` is empty", file.0.display())), "{why}");
+    assert_eq!(world.token_requests().len(), 1, "nothing sent without a JWT");
+}
+
+const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
+
+/// An enterprise IdP whose token endpoint exchanges ID tokens for the ID-JAG `jag-1`, issued as `issued`.
+async fn identity_provider(issued: &'static str) -> (MockAs, String) {
+    let idp = MockAs::start().await;
+    let issuer = idp.url("");
+    // OpenID Connect discovery only: the client tries RFC 8414's location first.
+    idp.json(
+        "/.well-known/openid-configuration",
+        json!({ "issuer": issuer, "token_endpoint": idp.url("/token"), "token_endpoint_auth_methods_supported": ["none"] }),
+    );
+    idp.handle_full("/token", move |seen| {
+        let form = seen.form();
+        if form.get("subject_token").map(String::as_str) != Some("id-token") {
+            return oauth_error(400, "invalid_grant");
+        }
+        Reply::json(200, &json!({ "access_token": "jag-1", "issued_token_type": issued, "token_type": "N_A" }))
+    });
+    (idp, issuer)
+}
+
+#[tokio::test]
+async fn enterprise_managed_authorization_exchanges_the_id_token_for_an_id_jag() {
+    let world = World::start("").await;
+    world.knobs().knobs.required = vec!["mcp:tools".into()];
+    world.set_metadata(json!({ "token_endpoint_auth_methods_supported": ["client_secret_basic"] }));
+    let (idp, idp_issuer) = identity_provider(ID_JAG).await;
+    let provider = IdentityProvider::new(&idp_issuer, "idp-client", Assertion::fixed("id-token"));
+    let config = OAuthConfig::enterprise(provider).client_id("mcp-client").client_secret("s");
+    assert_eq!(call(&world.oauth(config), &world.url).await.expect("authorized"), 200);
+
+    // At the IdP (RFC 8693): the ID token for an ID-JAG meant for the MCP server's authorization server.
+    let exchanges: Vec<Seen> = idp.requests().into_iter().filter(|seen| seen.path == "/token").collect();
+    assert_eq!(exchanges.len(), 1);
+    let form = exchanges[0].form();
+    assert_eq!(form["grant_type"], "urn:ietf:params:oauth:grant-type:token-exchange");
+    assert_eq!(form["requested_token_type"], ID_JAG);
+    assert_eq!((form["audience"].as_str(), form["resource"].as_str()), (world.issuer.as_str(), world.url.as_str()));
+    assert_eq!(form["subject_token"], "id-token");
+    assert_eq!(form["subject_token_type"], "urn:ietf:params:oauth:token-type:id_token");
+    assert_eq!((form["scope"].as_str(), form["client_id"].as_str()), ("mcp:tools", "idp-client"));
+
+    // At the MCP server's authorization server: the ID-JAG as a JWT bearer grant, the client authenticated.
+    let token = &world.token_requests()[0];
+    let form = token.form();
+    assert_eq!((form["grant_type"].as_str(), form["assertion"].as_str()), (JWT_BEARER, "jag-1"));
+    assert_eq!(form["resource"], world.url);
+    assert_eq!(token.header("authorization"), Some(format!("Basic {}", STANDARD.encode("mcp-client:s")).as_str()));
+    assert!(world.at("/authorize").is_empty());
+}
+
+#[tokio::test]
+async fn an_exchange_that_issues_no_id_jag_goes_no_further() {
+    let world = World::start("").await;
+    let (_idp, idp_issuer) = identity_provider("urn:ietf:params:oauth:token-type:access_token").await;
+    let provider = IdentityProvider::new(&idp_issuer, "idp-client", Assertion::fixed("id-token"));
+    let config = OAuthConfig::enterprise(provider).client_id("mcp-client").client_secret("s");
+    let why = auth_error(call(&world.oauth(config), &world.url).await);
+    assert!(
+        why.ends_with(&format!(
+            "the identity provider `{idp_issuer}`: the token exchange issued a \
+             `urn:ietf:params:oauth:token-type:access_token`, not an ID-JAG ({ID_JAG})"
+        )),
+        "{why}"
+    );
+    assert!(world.token_requests().is_empty(), "nothing presented to the MCP server's authorization server");
 }

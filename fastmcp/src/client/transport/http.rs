@@ -10,7 +10,7 @@ mod sse;
 
 use super::{BoxFuture, Exchange, Inbox, Incoming, Outgoing, Transport};
 use crate::auth::fetch::{chain, connector};
-use crate::client::{Authorizer, ClientError};
+use crate::client::{Authorizer, ClientError, Credentials, Refusal, RequestTarget};
 use crate::protocol::{ErrorObject, RequestId};
 use bytes::Bytes;
 use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, USER_AGENT, WWW_AUTHENTICATE};
@@ -33,6 +33,8 @@ use tokio::task::AbortHandle;
 const SESSION: &str = "mcp-session-id";
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 const LAST_EVENT_ID: &str = "last-event-id";
+/// A DPoP proof (RFC 9449 §4.1), when the authorizer makes one.
+const DPOP: HeaderName = HeaderName::from_static("dpop");
 const JSON: &str = "application/json";
 const EVENT_STREAM: &str = "text/event-stream";
 const AGENT: &str = concat!("fastmcp/", env!("CARGO_PKG_VERSION"));
@@ -344,17 +346,19 @@ impl Shared {
         }
     }
 
-    /// Sends `call` with the current session and authorization; a refusal the authorizer can do better on
-    /// is retried with its new credentials, a few times at most.
+    /// Sends `call` with the current session and the authorizer's credentials; a refusal the authorizer can
+    /// do better on is retried with its new credentials, a few times at most. Every other answer's headers go
+    /// to the authorizer too (a new DPoP nonce).
     async fn exchange(&self, call: &Call) -> Result<Answer, ClientError> {
         let mut retries = 0;
+        let target = RequestTarget { method: &call.method, url: &self.url };
         loop {
-            let authorization = match &self.authorizer {
-                Some(authorizer) => authorizer.authorization(&self.url).await?,
-                None => None,
+            let credentials = match &self.authorizer {
+                Some(authorizer) => authorizer.authorization(target).await?,
+                None => Credentials::default(),
             };
             let session = self.state().session.clone();
-            let request = self.build(call, session.as_ref(), authorization)?;
+            let request = self.build(call, session.as_ref(), &credentials)?;
             let response = match tokio::time::timeout(self.timeout, self.client.request(request)).await {
                 Ok(Ok(response)) => response,
                 Ok(Err(e)) => {
@@ -368,14 +372,16 @@ impl Shared {
             if let Some(id) = response.headers().get(SESSION) {
                 self.state().session = Some(id.clone());
             }
-            if let Some(authorizer) = &self.authorizer
-                && retries < MAX_REAUTHORIZATIONS
-                && refusal(&response)
-            {
-                retries += 1;
-                let challenge = response.headers().get(WWW_AUTHENTICATE).and_then(|v| v.to_str().ok());
-                if authorizer.refused(&self.url, response.status().as_u16(), challenge).await? {
-                    continue;
+            if let Some(authorizer) = &self.authorizer {
+                if retries < MAX_REAUTHORIZATIONS && refusal(&response) {
+                    retries += 1;
+                    let status = response.status().as_u16();
+                    let refusal = Refusal { status, headers: response.headers(), sent: &credentials };
+                    if authorizer.refused(target, refusal).await? {
+                        continue;
+                    }
+                } else {
+                    authorizer.answered(target, response.headers());
                 }
             }
             return Ok(Answer { response, session });
@@ -386,7 +392,7 @@ impl Shared {
         &self,
         call: &Call,
         session: Option<&HeaderValue>,
-        authorization: Option<String>,
+        credentials: &Credentials,
     ) -> Result<Request<Full<Bytes>>, ClientError> {
         let mut headers = self.headers.clone();
         for (name, value) in &call.headers {
@@ -396,11 +402,15 @@ impl Shared {
         if call.method == Method::POST {
             headers.insert(CONTENT_TYPE, HeaderValue::from_static(JSON));
         }
-        if let Some(authorization) = authorization {
-            let mut value = HeaderValue::try_from(authorization)
-                .map_err(|_| ClientError::Auth("the authorizer's Authorization value is not a valid header".into()))?;
-            value.set_sensitive(true);
-            headers.insert(AUTHORIZATION, value);
+        // What the authorizer gave, as it is; nothing of the user's headers under these names survives.
+        for (name, value) in [(AUTHORIZATION, &credentials.authorization), (DPOP, &credentials.dpop)] {
+            headers.remove(&name);
+            if let Some(value) = value {
+                let mut value = HeaderValue::try_from(value.as_str())
+                    .map_err(|_| ClientError::Auth(format!("the authorizer's {name} value is not a valid header")))?;
+                value.set_sensitive(true);
+                headers.insert(name, value);
+            }
         }
         if let Some(session) = session {
             headers.insert(SESSION, session.clone());
@@ -687,9 +697,11 @@ fn refusal(response: &Response<Body>) -> bool {
         StatusCode::UNAUTHORIZED => true,
         StatusCode::FORBIDDEN => response.headers().get_all(WWW_AUTHENTICATE).iter().any(|value| {
             let challenges = value.to_str().ok().and_then(crate::auth::parse_challenges).unwrap_or_default();
-            challenges
-                .iter()
-                .any(|c| c.scheme.eq_ignore_ascii_case("bearer") && c.param("error") == Some("insufficient_scope"))
+            challenges.iter().any(|c| {
+                let scheme = &c.scheme;
+                (scheme.eq_ignore_ascii_case("bearer") || scheme.eq_ignore_ascii_case("dpop"))
+                    && c.param("error") == Some("insufficient_scope")
+            })
         }),
         _ => false,
     }
@@ -1333,25 +1345,117 @@ mod tests {
     }
 
     impl Authorizer for Arc<Stepping> {
-        fn authorization(&self, _: &str) -> BoxFuture<'_, Result<Option<String>, ClientError>> {
-            let value = format!("Bearer {}", self.token.lock().unwrap());
-            Box::pin(async move { Ok(Some(value)) })
+        fn authorization<'a>(&'a self, _: RequestTarget<'a>) -> BoxFuture<'a, Result<Credentials, ClientError>> {
+            let credentials = Credentials::bearer(&self.token.lock().unwrap());
+            Box::pin(async move { Ok(credentials) })
         }
 
         fn refused<'a>(
             &'a self,
-            url: &'a str,
-            status: u16,
-            challenge: Option<&'a str>,
+            request: RequestTarget<'a>,
+            refusal: Refusal<'a>,
         ) -> BoxFuture<'a, Result<bool, ClientError>> {
-            assert!(url.ends_with("/mcp"), "{url}");
+            assert!(request.url.ends_with("/mcp"), "{}", request.url);
+            assert_eq!(refusal.sent, &Credentials::bearer(&self.token.lock().unwrap()), "told what it refused");
             self.refusals.fetch_add(1, Ordering::SeqCst);
-            self.challenges.lock().unwrap().push((status, challenge.map(str::to_owned)));
+            let challenge = refusal.headers.get(WWW_AUTHENTICATE).and_then(|v| v.to_str().ok()).map(str::to_owned);
+            self.challenges.lock().unwrap().push((refusal.status, challenge));
             if self.fixes {
                 *self.token.lock().unwrap() = "secret".into();
             }
             Box::pin(async { Ok(true) })
         }
+    }
+
+    /// Gives a proof of its own for each request (numbered, naming the method) and records what it is told.
+    #[derive(Default)]
+    struct Proving {
+        made: AtomicU32,
+        /// (method, url) of each request asked for.
+        asked: Mutex<Vec<(Method, String)>>,
+        /// The `DPoP-Nonce` of each answer it was told of.
+        nonces: Mutex<Vec<Option<String>>>,
+        refused: Mutex<Vec<(u16, Credentials)>>,
+    }
+
+    impl Authorizer for Arc<Proving> {
+        fn authorization<'a>(&'a self, request: RequestTarget<'a>) -> BoxFuture<'a, Result<Credentials, ClientError>> {
+            self.asked.lock().unwrap().push((request.method.clone(), request.url.to_owned()));
+            let n = self.made.fetch_add(1, Ordering::SeqCst);
+            let credentials = Credentials {
+                authorization: Some("DPoP tok".into()),
+                dpop: Some(format!("proof-{n}-{}", request.method)),
+            };
+            Box::pin(async move { Ok(credentials) })
+        }
+
+        fn refused<'a>(
+            &'a self,
+            _: RequestTarget<'a>,
+            refusal: Refusal<'a>,
+        ) -> BoxFuture<'a, Result<bool, ClientError>> {
+            self.refused.lock().unwrap().push((refusal.status, refusal.sent.clone()));
+            let retry = refusal.headers.contains_key("dpop-nonce");
+            Box::pin(async move { Ok(retry) })
+        }
+
+        fn answered(&self, _: RequestTarget<'_>, headers: &HeaderMap) {
+            let nonce = headers.get("dpop-nonce").and_then(|v| v.to_str().ok()).map(str::to_owned);
+            self.nonces.lock().unwrap().push(nonce);
+        }
+    }
+
+    #[tokio::test]
+    async fn the_authorizers_headers_go_on_every_request_as_they_are() {
+        let refused_once = Arc::new(AtomicBool::new(false));
+        let once = refused_once.clone();
+        let s = by_hand(move |seen| match seen.method {
+            Method::POST if !once.swap(true, Ordering::SeqCst) => {
+                let mut refusal = full(401, JSON, r#"{"error":"use_dpop_nonce"}"#);
+                refusal
+                    .headers_mut()
+                    .insert(WWW_AUTHENTICATE, HeaderValue::from_static(r#"DPoP error="use_dpop_nonce""#));
+                refusal.headers_mut().insert("dpop-nonce", HeaderValue::from_static("n-1"));
+                refusal
+            }
+            Method::POST => {
+                let mut answer = full(200, JSON, &json!({"jsonrpc": "2.0", "id": 1, "result": {}}).to_string());
+                answer.headers_mut().insert("dpop-nonce", HeaderValue::from_static("n-2"));
+                answer
+            }
+            _ => full(405, "text/plain", ""),
+        })
+        .await;
+        let proving = Arc::new(Proving::default());
+        // The user's headers under these names do not survive: the authorizer's are the only ones.
+        let options = HttpOptions {
+            headers: vec![("dpop".into(), "user's".into()), ("authorization".into(), "Basic x".into())],
+            ..authorized(proving.clone())
+        };
+        let (t, mut rx) = transport(&s.url, options);
+        let _exchange = t.send(modern(1, "tools/list", json!({}))).await.expect("sent");
+        assert_eq!(message(&mut rx).await["id"], 1);
+        let seen = s.seen();
+        let sent: Vec<_> = seen.iter().map(|seen| (seen.header("authorization"), seen.header("dpop"))).collect();
+        assert_eq!(sent, [(Some("DPoP tok"), Some("proof-0-POST")), (Some("DPoP tok"), Some("proof-1-POST"))]);
+        assert_eq!(seen[0].headers.get_all("dpop").iter().count(), 1, "one proof");
+        let refused = proving.refused.lock().unwrap().clone();
+        assert_eq!(refused.len(), 1);
+        assert_eq!((refused[0].0, refused[0].1.dpop.as_deref()), (401, Some("proof-0-POST")), "told what it refused");
+        assert_eq!(*proving.nonces.lock().unwrap(), [Some("n-2".to_owned())], "told of the other answers");
+
+        // The stream's GET has credentials of its own, for its method.
+        t.open_standalone();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !s.seen().iter().any(|seen| seen.method == Method::GET) {
+            assert!(Instant::now() < deadline, "no GET");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let get = s.last();
+        assert_eq!((get.header("authorization"), get.header("dpop")), (Some("DPoP tok"), Some("proof-2-GET")));
+        let asked = proving.asked.lock().unwrap().clone();
+        assert_eq!(asked.iter().map(|(m, _)| m.clone()).collect::<Vec<_>>(), [Method::POST, Method::POST, Method::GET]);
+        assert!(asked.iter().all(|(_, url)| *url == s.url));
     }
 
     #[tokio::test]

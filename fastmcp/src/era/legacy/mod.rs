@@ -76,7 +76,7 @@ pub(crate) async fn serve(server: &Server, session: &Session, req: Classified, c
                     crate::protocol::codes::METHOD_NOT_FOUND,
                     format!("Method not found: {method} {NO_SUBSCRIPTIONS}"),
                 ))),
-                Body::Subscribe(uri) | Body::Unsubscribe(uri) if server.inner.registry.resolve(&uri).is_none() => {
+                Body::Subscribe(uri) | Body::Unsubscribe(uri) if server.registry().resolve(&uri).is_none() => {
                     Err(Error::resource_not_found(uri))
                 }
                 Body::Subscribe(uri) => match server.may_read(&uri, caller.as_deref()) {
@@ -176,7 +176,7 @@ fn initialize(server: &Server, session: &Session, params: Box<InitializeParams>)
     }
     let inner = &server.inner;
     // Tasks are a modern-era extension here: a legacy session's calls run synchronously.
-    let mut capabilities = inner.capabilities.clone();
+    let mut capabilities = server.registry().capabilities.clone();
     // Without a session nothing could carry `notifications/resources/updated`.
     if session.stateless
         && let Some(resources) = &mut capabilities.resources
@@ -196,7 +196,7 @@ fn initialize(server: &Server, session: &Session, params: Box<InitializeParams>)
             server_info: inner.info.clone(),
             instructions: inner.instructions.clone(),
         },
-        false,
+        None,
     )
 }
 

@@ -22,13 +22,14 @@ const MAX_RESOURCE_SUBSCRIPTIONS: usize = 1024;
 /// What this server can deliver of what was asked: the lists it serves, and the resource URIs it serves and
 /// `caller` may read (at most [`MAX_RESOURCE_SUBSCRIPTIONS`], duplicates dropped).
 fn honoured(asked: &ListenNotifications, server: &Server, caller: Option<&AccessToken>) -> ListenNotifications {
-    let caps = &server.inner.capabilities;
+    let registry = server.registry();
+    let caps = &registry.capabilities;
     let resources = asked.resource_subscriptions.as_ref().map(|uris| {
         let mut served: Vec<String> = Vec::new();
         for uri in uris {
             if served.len() < MAX_RESOURCE_SUBSCRIPTIONS
                 && !served.contains(uri)
-                && server.inner.registry.resolve(uri).is_some()
+                && registry.resolve(uri).is_some()
                 && server.may_read(uri, caller).is_ok()
             {
                 served.push(uri.clone());
@@ -94,7 +95,7 @@ pub(super) async fn listen(
         }
     }
     // The server ends the subscription gracefully: the listen request's own result, tagged.
-    Wire::reply(json!({ "_meta": tag }), false)
+    Wire::reply(json!({ "_meta": tag }), None)
 }
 
 async fn send(stream: &mpsc::Sender<String>, method: &str, params: &serde_json::Value) -> Result<(), ()> {

@@ -20,8 +20,8 @@ use crate::error::Error;
 use crate::flow::Resume;
 use crate::handler::TaskSupport;
 use crate::protocol::{
-    CacheScope, DiscoverResult, Era, ErrorObject, InputRequiredResult, JsonObject, META_SERVER_INFO, METHOD_LISTEN,
-    ProtocolVersion, RequestId, TASKS_EXTENSION, codes, error_json, response_json,
+    CacheHint, CacheScope, DiscoverResult, Era, ErrorObject, InputRequiredResult, JsonObject, META_SERVER_INFO,
+    METHOD_LISTEN, ProtocolVersion, RequestId, TASKS_EXTENSION, codes, error_json, response_json,
 };
 use crate::server::Server;
 use crate::server::call::Call;
@@ -65,8 +65,8 @@ pub(crate) enum Wire {
 }
 
 impl Wire {
-    fn reply(result: impl Serialize, cacheable: bool) -> Self {
-        Reply::new(result, cacheable).map_or_else(Wire::Error, Wire::Complete)
+    fn reply(result: impl Serialize, cache: Option<CacheHint>) -> Self {
+        Reply::new(result, cache).map_or_else(Wire::Error, Wire::Complete)
     }
 }
 
@@ -107,7 +107,7 @@ pub(crate) fn admit(server: &Server, req: Classified, headers: Option<&dyn Heade
     if let Some(headers) = headers {
         headers::check_standard(headers, &method, &body).map_err(|why| refuse(Status::BadRequest, &mismatch(why)))?;
         if let Body::Serve { call: Call::Tool { name, arguments }, .. } = &body
-            && let Some(tool) = server.inner.registry.tools.get(name)
+            && let Some(tool) = server.registry().tools.get(name)
         {
             headers::check_params(headers, tool, arguments.as_deref())
                 .map_err(|why| refuse(Status::BadRequest, &mismatch(why)))?;
@@ -273,10 +273,10 @@ fn discover(server: &Server) -> Wire {
     // `resources/subscribe` on legacy sessions: both are served.
     let result = DiscoverResult {
         supported_versions: ProtocolVersion::MODERN.iter().map(|v| v.as_str().to_owned()).collect(),
-        capabilities: inner.capabilities.clone(),
+        capabilities: server.registry().capabilities.clone(),
         instructions: inner.instructions.clone(),
     };
-    Wire::reply(result, true)
+    Wire::reply(result, Some(inner.options.cache.discover))
 }
 
 /// Renders an outcome on the modern wire: `resultType` and `serverInfo` on every result, cache hints where the
@@ -284,7 +284,7 @@ fn discover(server: &Server) -> Wire {
 fn render(server: &Server, id: &RequestId, wire: Wire) -> String {
     let (mut reply, result_type) = match wire {
         Wire::Complete(reply) => (reply, "complete"),
-        Wire::InputRequired(input) => match Reply::new(input, false) {
+        Wire::InputRequired(input) => match Reply::new(input, None) {
             Ok(reply) => (reply, "input_required"),
             Err(e) => return error_json(Some(id), &e.to_error_object(Era::Modern)),
         },
@@ -293,11 +293,10 @@ fn render(server: &Server, id: &RequestId, wire: Wire) -> String {
     };
     let inner = &server.inner;
     reply.fields.insert("resultType".into(), result_type.into());
-    if reply.cacheable && result_type == "complete" {
-        let ttl = u64::try_from(inner.options.cache_ttl.as_millis()).unwrap_or(u64::MAX);
-        reply.fields.insert("ttlMs".into(), ttl.into());
+    if let Some(hint) = reply.cache.filter(|_| result_type == "complete") {
+        reply.fields.insert("ttlMs".into(), hint.ttl_ms().into());
         // What a protected server answers depends on who asks: never for shared caches.
-        let scope = if inner.gate.is_some() { CacheScope::Private } else { inner.options.cache_scope };
+        let scope = if inner.gate.is_some() { CacheScope::Private } else { hint.scope };
         reply.fields.insert("cacheScope".into(), json!(scope));
     }
     let meta = reply.fields.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));

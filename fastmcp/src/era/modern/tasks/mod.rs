@@ -61,11 +61,11 @@ pub(crate) fn steer(
     let caller = caller.map(AccessToken::principal);
     let caller = caller.as_ref();
     let done = match steer {
-        Steer::Get => return store.get(task_id, caller).map_or_else(Wire::Error, |task| Wire::reply(task, false)),
+        Steer::Get => return store.get(task_id, caller).map_or_else(Wire::Error, |task| Wire::reply(task, None)),
         Steer::Update(responses) => store.update(task_id, caller, responses),
         Steer::Cancel => store.cancel(task_id, caller),
     };
-    done.map_or_else(Wire::Error, |()| Wire::reply(json!({}), false))
+    done.map_or_else(Wire::Error, |()| Wire::reply(json!({}), None))
 }
 
 /// Where a task's machine starts: the tool, its arguments, and the point reached (none: the beginning).
@@ -90,7 +90,7 @@ pub(crate) fn create(server: &Server, store: &std::sync::Arc<TaskStore>, ctx: &C
     };
     tracing::debug!("tool `{}` runs as task {}", start.tool, handle.id);
     tokio::spawn(runner::run(server.clone(), store.clone(), handle, start, ctx.clone()));
-    match crate::server::dispatch::Reply::new(task, false) {
+    match crate::server::dispatch::Reply::new(task, None) {
         Ok(reply) => Wire::Task(reply),
         Err(e) => Wire::Error(e),
     }

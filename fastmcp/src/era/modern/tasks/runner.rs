@@ -44,11 +44,11 @@ pub(super) async fn run(server: Server, store: Arc<TaskStore>, handle: Handle, s
 /// The machine's rounds until it settles; `None` when the task went away while it waited for input.
 async fn work(server: &Server, store: &TaskStore, id: &str, start: TaskStart, ctx: Context) -> Option<Settled> {
     let TaskStart { tool, arguments, mut resume } = start;
-    let Some(entry) = server.inner.registry.tools.get(&tool) else {
+    let Some(entry) = server.registry().tools.get(&tool).cloned() else {
         return Some(settle(Err(Error::internal(format!("task {id}: tool `{tool}` is not registered")))));
     };
     loop {
-        let suspension = match run_tool(server, entry, arguments.clone(), ctx.clone(), resume.take()).await {
+        let suspension = match run_tool(server, &entry, arguments.clone(), ctx.clone(), resume.take()).await {
             Ok(Step::Complete(result)) => return Some(settle(Ok(result))),
             Err(e) => return Some(settle(Err(e))),
             Ok(Step::Suspend(suspension)) => suspension,
