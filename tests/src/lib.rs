@@ -655,3 +655,31 @@ impl HttpServer {
         session
     }
 }
+
+/// A server built in the test process, serving Streamable HTTP on a free loopback port until dropped.
+pub struct InProcess {
+    pub url: String,
+    pub addr: std::net::SocketAddr,
+    task: tokio::task::JoinHandle<fastmcp::Result<()>>,
+}
+
+impl Drop for InProcess {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Serves `server` over HTTP in this process; returns once it accepts connections.
+pub async fn serve_in_process(server: fastmcp::Server) -> InProcess {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().unwrap().port();
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let options = fastmcp::HttpOptions { addr, ..fastmcp::HttpOptions::default() };
+    let task = tokio::spawn(async move { server.serve_http(options).await });
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(addr).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    InProcess { url: format!("http://{addr}/mcp"), addr, task }
+}

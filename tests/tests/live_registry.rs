@@ -5,10 +5,10 @@
 //! stream, on stdio and HTTP. Readers racing a writer see one registry or the next, never half of one.
 //! Tags filter what is served. Modern results carry the narrowest cache hint of what they return.
 
+use fastmcp::FastMcp;
 use fastmcp::client::{ClientBuilder, EraChoice, ServerNotification};
 use fastmcp::protocol::{ListChanged, ListenNotifications};
-use fastmcp::{FastMcp, HttpOptions};
-use fastmcp_tests::{HttpServer, StdioClient, first_text, modern_meta};
+use fastmcp_tests::{HttpServer, StdioClient, first_text, modern_meta, serve_in_process};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -186,17 +186,8 @@ impl fastmcp::handler::ToolHandler for Numbered {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn readers_racing_a_writer_see_whole_registries() {
     let server = FastMcp::new("race").tool(Numbered(0)).page_size(3).build().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let serving = server.clone();
-    let options = HttpOptions { addr: ([127, 0, 0, 1], port).into(), ..HttpOptions::default() };
-    let task = tokio::spawn(async move { serving.serve_http(options).await });
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let url = format!("http://127.0.0.1:{port}/mcp");
+    let served = serve_in_process(server.clone()).await;
+    let url = served.url.clone();
     let writer = tokio::spawn({
         let server = server.clone();
         async move {
@@ -234,7 +225,6 @@ async fn readers_racing_a_writer_see_whole_registries() {
     assert_eq!(tools, ["t0"], "every added tool was removed again");
     assert!(sizes.len() > 1, "the readers saw the writer's changes: {sizes:?}");
     client.close().await;
-    task.abort();
 }
 
 /// `(ttlMs, cacheScope)` of a modern result.

@@ -4,12 +4,12 @@
 //! normalisation, caching by the results' hints, logging) run in servers built here, over HTTP, driven by
 //! the Rust client in both eras.
 
+use fastmcp::FastMcp;
 use fastmcp::client::{Client, ClientBuilder, EraChoice};
 use fastmcp::middleware::{Caching, Logging, NormalizeErrors, RateLimit, SizeLimit};
 use fastmcp::prelude::*;
 use fastmcp::protocol::{CacheScope, ErrorObject};
-use fastmcp::{FastMcp, HttpOptions};
-use fastmcp_tests::{StdioClient, first_text, modern_meta};
+use fastmcp_tests::{InProcess, StdioClient, first_text, modern_meta, serve_in_process};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -126,33 +126,11 @@ async fn broken() -> Result<String, Error> {
     Err(Error::rpc(ErrorObject::new(-32099, "the prompt store is down")))
 }
 
-struct Served {
-    url: String,
-    addr: std::net::SocketAddr,
-    task: tokio::task::JoinHandle<fastmcp::Result<()>>,
+async fn serve(server: FastMcp) -> InProcess {
+    serve_in_process(server.build().expect("the server builds")).await
 }
 
-impl Drop for Served {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-async fn serve(server: FastMcp) -> Served {
-    let server = server.build().expect("the server builds");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let options = HttpOptions { addr: ([127, 0, 0, 1], port).into(), ..HttpOptions::default() };
-    let task = tokio::spawn(async move { server.serve_http(options).await });
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    Served { url: format!("http://127.0.0.1:{port}/mcp"), addr: ([127, 0, 0, 1], port).into(), task }
-}
-
-async fn clients(served: &Served) -> [Client; 2] {
+async fn clients(served: &InProcess) -> [Client; 2] {
     let connect = |era| ClientBuilder::new("t", "0").era(era).connect(&served.url);
     [connect(EraChoice::Modern).await.unwrap(), connect(EraChoice::Legacy).await.unwrap()]
 }

@@ -4,15 +4,14 @@
 //! here show the child's middleware running inside the parent's (and only for the child's components),
 //! the child's tag filter, nested prefixes and a collision refused at build.
 
+use fastmcp::FastMcp;
 use fastmcp::client::{Client, ClientBuilder, EraChoice};
 use fastmcp::middleware::{BoxFuture, Middleware, Next, Request, Response};
 use fastmcp::prelude::*;
 use fastmcp::protocol::ElicitResult;
-use fastmcp::{FastMcp, HttpOptions};
-use fastmcp_tests::{HttpServer, example_bin};
+use fastmcp_tests::{HttpServer, example_bin, serve_in_process};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 fn text(result: &fastmcp::protocol::CallToolResult) -> String {
     result.content.iter().filter_map(|c| c.as_text()).collect()
@@ -90,20 +89,6 @@ async fn note() -> String {
     "note".into()
 }
 
-async fn serve(server: FastMcp) -> (String, tokio::task::JoinHandle<fastmcp::Result<()>>) {
-    let server = server.build().expect("builds");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let options = HttpOptions { addr: ([127, 0, 0, 1], port).into(), ..HttpOptions::default() };
-    let task = tokio::spawn(async move { server.serve_http(options).await });
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    (format!("http://127.0.0.1:{port}/mcp"), task)
-}
-
 #[tokio::test]
 async fn the_childs_middleware_runs_inside_the_parents_for_its_components_only() {
     let marks = Arc::new(Mutex::new(Vec::new()));
@@ -115,8 +100,8 @@ async fn the_childs_middleware_runs_inside_the_parents_for_its_components_only()
         .exclude_tags(["internal"])
         .middleware(Mark("child", marks.clone()));
     let parent = FastMcp::new("p").tool(own).mount("c", child).middleware(Mark("parent", marks.clone()));
-    let (url, task) = serve(parent).await;
-    let client = ClientBuilder::new("t", "0").era(EraChoice::Modern).connect(&url).await.unwrap();
+    let served = serve_in_process(parent.build().expect("builds")).await;
+    let client = ClientBuilder::new("t", "0").era(EraChoice::Modern).connect(&served.url).await.unwrap();
     let tools: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
     assert_eq!(tools, ["own", "c_g_leaf"], "the child's filter left `hidden` out; mounts nest");
     marks.lock().unwrap().clear();
@@ -138,7 +123,6 @@ async fn the_childs_middleware_runs_inside_the_parents_for_its_components_only()
         ]
     );
     client.close().await;
-    task.abort();
 }
 
 #[test]

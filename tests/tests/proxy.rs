@@ -4,11 +4,11 @@
 //! handlers at all, so only the outer client's handlers can answer them — in its modern retries, or asked
 //! by our legacy shim.
 
+use fastmcp::FastMcp;
 use fastmcp::client::{Client, ClientBuilder, ClientError, EraChoice, Round};
 use fastmcp::protocol::{CreateMessageResult, ElicitResult, Era};
 use fastmcp::proxy::Proxy;
-use fastmcp::{FastMcp, HttpOptions};
-use fastmcp_tests::{HttpServer, example_bin};
+use fastmcp_tests::{HttpServer, InProcess, example_bin, serve_in_process};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 
@@ -48,30 +48,9 @@ fn answering(era: EraChoice, notes: &'static str) -> (ClientBuilder, Arc<Mutex<V
     (builder, asked)
 }
 
-/// The proxy served over HTTP on a loopback port; its URL and the serving task.
-struct Served {
-    url: String,
-    task: tokio::task::JoinHandle<fastmcp::Result<()>>,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-async fn serve(proxy: Proxy) -> Served {
-    let server = FastMcp::new("proxy").proxy(proxy).build().expect("the proxy builds");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let options = HttpOptions { addr: ([127, 0, 0, 1], port).into(), ..HttpOptions::default() };
-    let task = tokio::spawn(async move { server.serve_http(options).await });
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    Served { url: format!("http://127.0.0.1:{port}/mcp"), task }
+/// The proxy served over HTTP on a loopback port.
+async fn serve(proxy: Proxy) -> InProcess {
+    serve_in_process(FastMcp::new("proxy").proxy(proxy).build().expect("the proxy builds")).await
 }
 
 #[tokio::test]
@@ -228,17 +207,7 @@ async fn count(to: u32) -> fastmcp::Json<Vec<u32>> {
 /// proxy passes it on as it came, not wrapped a second time.
 #[tokio::test]
 async fn a_wrapped_structured_result_is_not_wrapped_twice() {
-    let upstream_server = FastMcp::new("counter").tool(count).build().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let options = HttpOptions { addr: ([127, 0, 0, 1], port).into(), ..HttpOptions::default() };
-    let task = tokio::spawn(async move { upstream_server.serve_http(options).await });
-    let up = Served { url: format!("http://127.0.0.1:{port}/mcp"), task };
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    let up = serve_in_process(FastMcp::new("counter").tool(count).build().unwrap()).await;
     let proxy = Proxy::connect(inner(EraChoice::Modern).connect(&up.url).await.unwrap()).await.unwrap();
     let served = serve(proxy).await;
     for (choice, _) in OUTER {

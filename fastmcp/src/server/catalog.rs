@@ -153,7 +153,7 @@ fn entry<H: ?Sized + Tagged>(key: String, registered: Registered<H>) -> Entry<H>
 }
 
 /// The handler traits' `tags`, for code generic over them.
-trait Tagged {
+pub(crate) trait Tagged {
     fn tags(&self) -> Vec<String>;
 }
 

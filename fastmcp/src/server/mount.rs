@@ -7,6 +7,8 @@
 //! as they would in the child.
 
 use super::builder::FastMcp;
+use super::catalog::{TagFilter, Tagged};
+use super::middleware::Chain;
 use super::registry::Registered;
 use crate::auth::Access;
 use crate::error::Error;
@@ -24,37 +26,40 @@ impl FastMcp {
     /// nest: a child's own mounts come along, prefixed again.
     pub fn mount(mut self, prefix: impl Into<String>, child: FastMcp) -> Self {
         let prefix = prefix.into();
-        let filter = child.tags.clone();
-        let own: super::middleware::Chain = child.middleware.into();
-        let mounted = |theirs: &super::middleware::Chain| -> super::middleware::Chain {
-            own.iter().chain(theirs.iter()).cloned().collect()
-        };
         let named = |name: &str| if prefix.is_empty() { name.to_owned() } else { format!("{prefix}_{name}") };
-        for registered in child.registration.tools {
-            if !filter.admits(&registered.handler.tags()) {
-                continue;
-            }
-            let name = named(&registered.handler.definition().name);
-            let handler: Arc<dyn ToolHandler> = Arc::new(Prefixed { inner: registered.handler, name });
-            self.registration.tools.push(Registered { handler, mounted: mounted(&registered.mounted) });
-        }
-        for registered in child.registration.prompts {
-            if !filter.admits(&registered.handler.tags()) {
-                continue;
-            }
-            let name = named(&registered.handler.definition().name);
-            let handler: Arc<dyn PromptHandler> = Arc::new(Prefixed { inner: registered.handler, name });
-            self.registration.prompts.push(Registered { handler, mounted: mounted(&registered.mounted) });
-        }
-        for registered in child.registration.resources {
-            if !filter.admits(&registered.handler.tags()) {
-                continue;
-            }
-            let handler = registered.handler;
-            self.registration.resources.push(Registered { handler, mounted: mounted(&registered.mounted) });
-        }
+        let (filter, own): (_, Chain) = (child.tags, child.middleware.into());
+        let tools = carried(child.registration.tools, &filter, &own, |inner| {
+            let name = named(&inner.definition().name);
+            Arc::new(Prefixed { inner, name })
+        });
+        let prompts = carried(child.registration.prompts, &filter, &own, |inner| {
+            let name = named(&inner.definition().name);
+            Arc::new(Prefixed { inner, name })
+        });
+        let resources = carried(child.registration.resources, &filter, &own, |inner| inner);
+        self.registration.tools.extend(tools);
+        self.registration.prompts.extend(prompts);
+        self.registration.resources.extend(resources);
         self
     }
+}
+
+/// The child's components of one kind that its tag filter serves, each as `rename` makes it, with the
+/// child's middleware (`own`) before that of its own mounts.
+fn carried<H: ?Sized + Tagged>(
+    registered: Vec<Registered<H>>,
+    filter: &TagFilter,
+    own: &Chain,
+    rename: impl Fn(Arc<H>) -> Arc<H>,
+) -> Vec<Registered<H>> {
+    registered
+        .into_iter()
+        .filter(|r| filter.admits(&r.handler.tags()))
+        .map(|r| Registered {
+            handler: rename(r.handler),
+            mounted: own.iter().chain(r.mounted.iter()).cloned().collect(),
+        })
+        .collect()
 }
 
 /// A mounted tool or prompt, listed and called by its prefixed name; everything else is the child's.
