@@ -179,8 +179,8 @@ async fn a_size_limit_and_error_normalisation() {
 
 #[tokio::test]
 async fn caching_answers_repeats_for_as_long_as_the_hint_allows() {
-    let server = FastMcp::new("cached").resource(reads).middleware(Caching::new(100));
-    let served = serve(server).await;
+    let server = FastMcp::new("cached").resource(reads).middleware(Caching::new(100)).build().unwrap();
+    let served = serve_in_process(server.clone()).await;
     let [modern, legacy] = clients(&served).await;
     let read = async |client: &Client| {
         let result = client.read_resource("counter://reads").await.unwrap();
@@ -212,6 +212,10 @@ async fn caching_answers_repeats_for_as_long_as_the_hint_allows() {
     assert_eq!(result["cacheScope"], json!(CacheScope::Public), "{result}");
     let ttl = result["ttlMs"].as_u64().expect("ttlMs");
     assert!(ttl > 0 && ttl <= 60_000, "{ttl}");
+    // The server says the resource changed: what was kept is stale, for the cache as for its clients.
+    server.notify_resource_updated("counter://reads");
+    assert_eq!(read(&modern).await, "read 2 times");
+    assert_eq!(read(&legacy).await, "read 2 times");
 }
 
 static PRIVATE_READS: AtomicUsize = AtomicUsize::new(0);

@@ -340,6 +340,7 @@ impl FastMcp {
                 request_state: self.request_state,
                 state,
                 changes: Changes::default(),
+                generation: Default::default(),
                 closing: CancellationToken::new(),
                 gate,
                 middleware,

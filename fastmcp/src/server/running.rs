@@ -35,6 +35,8 @@ pub(crate) struct ServerInner {
     /// Made at build time when keys were configured, else on first use.
     pub state: OnceLock<StateCodec>,
     pub changes: Changes,
+    /// Changes announced so far (see [`Server::generation`]).
+    pub generation: std::sync::atomic::AtomicU64,
     /// Fires when the server shuts down: long-lived streams (`subscriptions/listen`, the legacy GET stream)
     /// end so in-flight requests can finish.
     pub closing: CancellationToken,
@@ -47,6 +49,12 @@ pub(crate) struct ServerInner {
 impl Server {
     pub fn options(&self) -> &Options {
         &self.inner.options
+    }
+
+    /// How many changes clients have been told of so far — list changes and resource updates. Something
+    /// kept under it (a cached answer) is no staler than what clients know.
+    pub fn generation(&self) -> u64 {
+        self.inner.generation.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// The registry as it is now: a snapshot that a change does not alter (the next one replaces it).
@@ -95,10 +103,12 @@ impl Server {
 
 impl Announce for ServerInner {
     fn list_changed(&self, list: ListChanged) {
+        self.generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.changes.publish(Change::List(list));
     }
 
     fn resource_updated(&self, uri: String) {
+        self.generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.changes.publish(Change::Resource(uri.into()));
     }
 

@@ -153,8 +153,9 @@ impl Middleware for NormalizeErrors {
 
 /// Keeps complete results for as long as their cache hints allow and answers repeats from memory: lists
 /// and first-round reads (the results that carry hints), never a retry or an `input_required` round. A
-/// `private` result is kept per caller (its token's principal), a `public` one for all. At most
-/// `max_entries` are kept; the soonest to expire go first.
+/// `private` result is kept per caller (its token's principal), a `public` one for all. What the server
+/// announces (a list changed, a resource updated) makes every kept answer stale, as it does a client's
+/// cache. At most `max_entries` are kept; the soonest to expire go first.
 pub struct Caching {
     max_entries: usize,
     entries: Mutex<HashMap<String, (Instant, JsonObject, CacheHint)>>,
@@ -172,7 +173,8 @@ impl Caching {
         };
         let arguments = request.arguments().map(|a| a.to_string()).unwrap_or_default();
         let cursor = request.cursor.unwrap_or_default();
-        json!([request.method, request.name, cursor, arguments, caller]).to_string()
+        let generation = request.context.server().map(|server| server.generation());
+        json!([request.method, request.name, cursor, arguments, caller, generation]).to_string()
     }
 
     fn lookup(&self, request: &Request<'_>, now: Instant) -> Option<Response> {
