@@ -230,13 +230,14 @@ impl<'a> Prepared<'a> {
                 Err(e) => Outcome::Error(e),
             },
             Target::Tool { entry, arguments } => {
-                let arguments = match changed {
+                let replaced = match changed {
                     Arguments::ToolReplaced(replaced) => Some(replaced),
-                    _ => arguments.map(ToOwned::to_owned),
+                    _ => None,
                 };
                 let mut resume = resume;
                 loop {
-                    let arguments = arguments.clone();
+                    // One copy per run of the handler, which owns what it parses.
+                    let arguments = replaced.clone().or_else(|| arguments.map(ToOwned::to_owned));
                     match run_tool(self.server, entry, arguments, ctx.clone(), resume.take()).await {
                         // `run_as_task()` where the rest can't be a task: on at once, in this round.
                         Ok(Step::Suspend(s)) if s.task && points == TaskPoints::PassThrough => {

@@ -245,8 +245,22 @@ impl Response {
 
     /// The complete result's size in bytes, as JSON.
     pub fn json_len(&self) -> Option<usize> {
+        /// Counts what is written, keeping none of it.
+        struct Counter(usize);
+        impl std::io::Write for Counter {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                self.0 += bytes.len();
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
         match &self.outcome {
-            Outcome::Complete(reply) => serde_json::to_vec(reply).ok().map(|bytes| bytes.len()),
+            Outcome::Complete(reply) => {
+                let mut counter = Counter(0);
+                serde_json::to_writer(&mut counter, reply).ok().map(|()| counter.0)
+            }
             _ => None,
         }
     }

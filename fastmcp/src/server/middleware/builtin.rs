@@ -177,11 +177,11 @@ impl Caching {
         json!([request.method, request.name, cursor, arguments, caller, generation]).to_string()
     }
 
-    fn lookup(&self, request: &Request<'_>, now: Instant) -> Option<Response> {
+    /// The answer kept under one of `keys` (a caller's own first: it wins over a shared one).
+    fn lookup(&self, keys: &[String], now: Instant) -> Option<Response> {
         let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        // Private first: a caller's own answer wins over a shared one.
-        [CacheScope::Private, CacheScope::Public].into_iter().find_map(|scope| {
-            let (expires, fields, hint) = entries.get(&Self::key(request, scope)).filter(|(at, ..)| *at > now)?;
+        keys.iter().find_map(|key| {
+            let (expires, fields, hint) = entries.get(key).filter(|(at, ..)| *at > now)?;
             let left = CacheHint { ttl: expires.duration_since(now), scope: hint.scope };
             Some(Response::cached(fields.clone(), left))
         })
@@ -204,16 +204,16 @@ impl Middleware for Caching {
             if request.retry {
                 return next.run(request).await;
             }
-            if let Some(hit) = self.lookup(&request, Instant::now()) {
+            // Made once, before the request moves on: looked up, then kept under.
+            let keys = [CacheScope::Private, CacheScope::Public].map(|scope| Self::key(&request, scope));
+            if let Some(hit) = self.lookup(&keys, Instant::now()) {
                 return hit;
             }
-            // What the key needs, taken before the request moves on.
-            let keys = [CacheScope::Public, CacheScope::Private].map(|scope| Self::key(&request, scope));
             let response = next.run(request).await;
             if let Some((fields, Some(hint))) = response.complete_parts()
                 && hint.ttl > Duration::ZERO
             {
-                let [public, private] = keys;
+                let [private, public] = keys;
                 let key = if hint.scope == CacheScope::Public { public } else { private };
                 self.keep(key, fields, hint, Instant::now());
             }
