@@ -90,6 +90,10 @@ async fn legacy_error_codes() {
     let overflow = c.request("tools/call", json!({"name": "add", "arguments": {"a": i64::MAX, "b": 1}})).await;
     assert_eq!(overflow["result"]["isError"], true);
     assert!(overflow["result"]["content"][0]["text"].as_str().unwrap().contains("does not fit"));
+    // Arguments are an object: an array would be read field by field, by position.
+    let positional = c.request("tools/call", json!({"name": "add", "arguments": [1, 2]})).await;
+    assert_eq!(code(&positional), -32602, "{positional}");
+    assert!(positional["error"]["message"].as_str().unwrap().contains("`arguments` must be an object"), "{positional}");
     still_alive(&mut c).await;
     c.close().await;
 }
@@ -148,6 +152,8 @@ async fn modern_error_codes() {
     let nf = c.modern("resources/read", json!({"uri": "quickstart://nope"})).await;
     assert_eq!(code(&nf), -32602, "modern resource-not-found is -32602: {nf}");
     assert_eq!(nf["error"]["data"]["uri"], "quickstart://nope");
+    let positional = c.modern("tools/call", json!({"name": "add", "arguments": [1, 2]})).await;
+    assert_eq!(code(&positional), -32602, "{positional}");
     let bad = c.modern("tools/call", json!({"name": "greet", "arguments": {}})).await;
     assert_eq!(bad["result"]["isError"], true);
     assert_eq!(bad["result"]["resultType"], "complete");

@@ -274,16 +274,51 @@ async fn the_header_check_reads_the_params_dispatch_serves() {
     assert_eq!(r.status, 200, "extra fields are ignored once the mirrored ones agree: {r:?}");
     assert_eq!(first_text(&r.json()["result"]), "Ran in region us-west1");
 
+    // Arguments as an array: the tool's type would read `region` from it by position, unchecked. With no
+    // header (a gateway's default route) or with one, it is refused before anything runs.
     let unreadable = [
         json!({"name": 5, "arguments": {"region": "us-west1"}}),
         json!({"name": "test_custom_header", "arguments": {"region": "us-west1"}, "inputResponses": 3}),
+        json!({"name": "test_custom_header", "arguments": ["eu-central1"]}),
+        json!({"name": "test_custom_header", "arguments": "eu-central1"}),
     ];
     for params in unreadable {
-        let r = s.post(&mirrored, &modern_body(9, "tools/call", params.clone())).await;
-        assert_eq!(status_code(&r), (400, json!(-32602)), "{params}: {r:?}");
-        assert_eq!(r.json()["id"], 9);
-        assert!(message(&r).starts_with("Invalid params for tools/call"), "{params}: {r:?}");
+        for headers in [&mirrored, &standard("test_custom_header")] {
+            let r = s.post(headers, &modern_body(9, "tools/call", params.clone())).await;
+            assert_eq!(status_code(&r), (400, json!(-32602)), "{params}: {r:?}");
+            assert_eq!(r.json()["id"], 9);
+            assert!(message(&r).starts_with("Invalid params for tools/call"), "{params}: {r:?}");
+        }
     }
+    // A cross-checked header says one thing: a gateway may route on another of its values than the first.
+    let region = modern_body(10, "tools/call", json!({"name": "test_custom_header", "arguments": {"region": "us"}}));
+    let twice = |name: &'static str, first: &'static str, second: &'static str| {
+        let mut headers: Vec<_> = [
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "test_custom_header"),
+            ("Mcp-Param-Region", "us"),
+        ]
+        .into_iter()
+        .filter(|(k, _)| *k != name)
+        .collect();
+        headers.extend([(name, first), (name, second)]);
+        headers
+    };
+    for (name, first, second) in [
+        ("Mcp-Param-Region", "us", "eu"),
+        ("Mcp-Param-Region", "us", "us"),
+        ("Mcp-Name", "test_custom_header", "test_simple_text"),
+        ("Mcp-Method", "tools/call", "tools/list"),
+        ("MCP-Protocol-Version", "2026-07-28", "2026-07-28"),
+    ] {
+        let r = s.post(&twice(name, first, second), &region).await;
+        assert_eq!(status_code(&r), (400, json!(-32020)), "{name}: {r:?}");
+        assert!(message(&r).contains(&format!("{name} is sent more than once")), "{name}: {r:?}");
+    }
+    let r = s.post(&twice("Mcp-Param-Other", "a", "b"), &region).await;
+    assert_eq!(r.status, 200, "a header the tool doesn't mirror isn't checked: {r:?}");
+    assert_eq!(first_text(&r.json()["result"]), "Ran in region us");
     // Without mirrored fields there is nothing to check: unreadable params stay an in-band error.
     let list = [("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/list")];
     let r = s.post(&list, &modern_body(11, "tools/list", json!({"cursor": 5}))).await;

@@ -15,9 +15,9 @@ use crate::protocol::{
     ProtocolVersion, ReadResourceParams, Rejected, RequestId, ResourceUriParams, SetLevelParams, TaskParams,
     UpdateTaskParams, error_json,
 };
-use crate::server::Server;
 use crate::server::access::refused;
 use crate::server::call::{Call, List};
+use crate::server::registry::Registry;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use std::sync::Arc;
@@ -25,7 +25,12 @@ use std::sync::Arc;
 /// What a transport knows of a message besides its body: its HTTP headers (stdio has none). Names are
 /// lowercase; a value is `None` when the header is absent.
 pub(crate) trait Headers: Send + Sync {
+    /// The header's first value.
     fn get(&self, name: &str) -> Option<&[u8]>;
+
+    /// Whether the header is sent more than once: a cross-checked header must say one thing, since a gateway
+    /// may route on another of its values than the one checked.
+    fn repeated(&self, name: &str) -> bool;
 
     /// A header's value as text, optional whitespace trimmed; `None` if absent or not visible ASCII.
     fn text(&self, name: &str) -> Option<&str> {
@@ -186,13 +191,18 @@ fn classify(id: RequestId, method: String, params: Option<Box<RawValue>>, header
     Classified { id, method, route, meta, body, caller: None, http: None }
 }
 
+/// Whether JSON text (valid already) is an object. A derived struct also deserializes from an array, field by
+/// position; MCP's params, and a tool's arguments, are objects.
+fn is_object(json: &str) -> bool {
+    json.trim_start().starts_with('{')
+}
+
 /// Parses params for `method`, returning them with their `_meta` taken out.
 fn parse_body(method: &str, raw: &str) -> (Body, Option<JsonObject>) {
     fn typed<T: DeserializeOwned>(method: &str, raw: &str) -> Result<T, Error> {
         let invalid =
             |why: &dyn std::fmt::Display| Error::invalid_params(format!("Invalid params for {method}: {why}"));
-        // A derived struct also deserializes from an array, field by position; MCP's params are objects.
-        if !raw.trim_start().starts_with('{') {
+        if !is_object(raw) {
             return Err(invalid(&"expected an object"));
         }
         serde_json::from_str(raw).map_err(|e| invalid(&e))
@@ -215,9 +225,14 @@ fn parse_body(method: &str, raw: &str) -> (Body, Option<JsonObject>) {
         });
     }
     match method {
-        "tools/call" => parse!(CallToolParams, |p| Body::Serve {
-            call: Call::Tool { name: p.name, arguments: p.arguments },
-            retry: Retry { input_responses: p.input_responses, request_state: p.request_state },
+        // The tool's own type would read an array field by field: what `Mcp-Param-*` mirrors is by name.
+        "tools/call" => parse!(CallToolParams, |p| match p.arguments.as_deref().filter(|a| !is_object(a.get())) {
+            Some(_) =>
+                Body::Invalid(Error::invalid_params("Invalid params for tools/call: `arguments` must be an object")),
+            None => Body::Serve {
+                call: Call::Tool { name: p.name, arguments: p.arguments },
+                retry: Retry { input_responses: p.input_responses, request_state: p.request_state },
+            },
         }),
         "prompts/get" => parse!(GetPromptParams, |p| Body::Serve {
             call: Call::Prompt { name: p.name, arguments: p.arguments },
@@ -304,12 +319,12 @@ impl Classified {
 
     /// Refuses a request for a component its caller may not use, before anything runs: so HTTP can answer
     /// with the status and challenge (a stream, once open, can't). Dispatch refuses the same calls again
-    /// whatever the transport ([`Server::prepare`]).
-    pub fn refusal(&self, server: &Server) -> Result<(), Answer> {
+    /// whatever the transport ([`Server::prepare`](crate::server::Server::prepare)).
+    pub fn refusal(&self, registry: &Registry) -> Result<(), Answer> {
         let caller = self.caller.as_deref();
         let decided = match &self.body {
-            Body::Serve { call, .. } => server.authorize(call, caller),
-            Body::Subscribe(uri) => server.may_read(uri, caller),
+            Body::Serve { call, .. } => registry.authorize(call, caller),
+            Body::Subscribe(uri) => registry.may_read(uri, caller),
             _ => Ok(()),
         };
         decided.map_err(|refusal| Answer {

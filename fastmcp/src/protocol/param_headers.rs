@@ -35,8 +35,26 @@ impl ParamHeader {
 
     /// The argument's value in the call's arguments (`None` when absent or null: then no header is due).
     pub fn value<'a>(&self, arguments: &'a Value) -> Option<&'a Value> {
-        let value = self.path.iter().try_fold(arguments, |v, key| v.get(key))?;
-        (!value.is_null()).then_some(value)
+        self.find(arguments).ok().flatten()
+    }
+
+    /// [`value`](Self::value), strictly: a value on the way that is neither an object nor absent (null) is an
+    /// error naming its path, because a derived type reads an array there field by field, by position, and
+    /// the header would go unchecked while the tool reads the argument anyway.
+    pub fn find<'a>(&self, arguments: &'a Value) -> Result<Option<&'a Value>, String> {
+        let mut value = arguments;
+        for (depth, key) in self.path.iter().enumerate() {
+            value = match value {
+                Value::Object(fields) => match fields.get(key) {
+                    Some(next) => next,
+                    None => return Ok(None),
+                },
+                Value::Null => return Ok(None),
+                _ if depth == 0 => return Err("the body's arguments are not an object".into()),
+                _ => return Err(format!("the body's `{}` is not an object", self.path[..depth].join("."))),
+            };
+        }
+        Ok((!value.is_null()).then_some(value))
     }
 }
 
@@ -121,6 +139,11 @@ mod tests {
         assert_eq!(headers[1].header(), "mcp-param-dry-run");
         assert_eq!(headers[1].value(&json!({"opts":{"dry":true}})), Some(&json!(true)));
         assert_eq!(headers[0].value(&json!({"region":null})), None);
+        // Strictly, what a derived type would read by position is refused, naming where.
+        assert_eq!(headers[1].find(&json!({"opts":null})), Ok(None));
+        assert_eq!(headers[1].find(&json!({"opts":{}})), Ok(None));
+        assert_eq!(headers[1].find(&json!({"opts":[true]})).unwrap_err(), "the body's `opts` is not an object");
+        assert_eq!(headers[0].find(&json!(["us"])).unwrap_err(), "the body's arguments are not an object");
 
         let number = schema(json!({"properties":{"n":{"type":"number","x-mcp-header":"N"}}}));
         assert!(collect("t", &number).unwrap_err().contains("`n` has type `number`"));

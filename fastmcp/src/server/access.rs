@@ -4,42 +4,31 @@
 
 use super::call::Call;
 use super::registry::Registry;
-use super::running::Server;
 use crate::auth::{AccessToken, Refusal};
 use crate::error::Error;
 use crate::protocol::{CompletionReference, ErrorObject, codes};
 use serde_json::json;
 
-impl Server {
+impl Registry {
     /// Whether `caller` may make this call. A component the registry doesn't know passes here: its own
     /// "unknown" error follows.
     pub(crate) fn authorize(&self, call: &Call, caller: Option<&AccessToken>) -> Result<(), Refusal> {
-        self.authorize_in(&self.registry(), call, caller)
-    }
-
-    /// [`authorize`](Self::authorize) against the registry a request was resolved with.
-    pub(crate) fn authorize_in(
-        &self,
-        registry: &Registry,
-        call: &Call,
-        caller: Option<&AccessToken>,
-    ) -> Result<(), Refusal> {
-        if !registry.restricted {
+        if !self.restricted {
             return Ok(());
         }
         let access = match call {
             Call::List { .. } => None,
-            Call::Tool { name, .. } => registry.tools.get(name).map(|t| t.access),
-            Call::Prompt { name, .. } => registry.prompts.get(name).map(|p| p.access),
-            Call::Read { uri } => registry.resolve(uri).map(|r| r.access),
+            Call::Tool { name, .. } => self.tools.get(name).map(|t| t.access),
+            Call::Prompt { name, .. } => self.prompts.get(name).map(|p| p.access),
+            Call::Read { uri } => self.resolve(uri).map(|r| r.access),
             Call::Complete(params) => match &params.reference {
-                CompletionReference::Prompt { name, .. } => registry.prompts.get(name).map(|p| p.access),
-                CompletionReference::Resource { uri } => registry
+                CompletionReference::Prompt { name, .. } => self.prompts.get(name).map(|p| p.access),
+                CompletionReference::Resource { uri } => self
                     .templates
                     .iter()
                     .find(|t| t.uri_template == *uri)
                     .map(|t| t.access)
-                    .or_else(|| registry.resources.get(uri).map(|r| r.access)),
+                    .or_else(|| self.resources.get(uri).map(|r| r.access)),
             },
         };
         access.map_or(Ok(()), |access| access.permits(caller))
@@ -47,11 +36,10 @@ impl Server {
 
     /// Whether `caller` may read (or subscribe to) the resource at `uri`.
     pub(crate) fn may_read(&self, uri: &str, caller: Option<&AccessToken>) -> Result<(), Refusal> {
-        let registry = self.registry();
-        if !registry.restricted {
+        if !self.restricted {
             return Ok(());
         }
-        registry.resolve(uri).map_or(Ok(()), |r| r.access.permits(caller))
+        self.resolve(uri).map_or(Ok(()), |r| r.access.permits(caller))
     }
 }
 

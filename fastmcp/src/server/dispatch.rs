@@ -89,14 +89,14 @@ enum Target<'a> {
 impl Server {
     /// Resolves a request against the registry for `caller`: a component it may not use is refused (see
     /// [`access`](super::access)), an unknown tool or prompt is `-32602`, an unknown resource "resource not
-    /// found".
+    /// found". `registry` is the snapshot the request was admitted against, so what was checked is what runs.
     pub(crate) fn prepare<'a>(
         &'a self,
+        registry: Arc<Registry>,
         call: &'a Call,
         caller: Option<&'a AccessToken>,
     ) -> Result<Prepared<'a>, Error> {
-        let registry = self.registry();
-        self.authorize_in(&registry, call, caller).map_err(|refusal| refused(&refusal))?;
+        registry.authorize(call, caller).map_err(|refusal| refused(&refusal))?;
         let target = match call {
             Call::List { list, cursor } => Target::List { list: *list, cursor: cursor.as_deref() },
             Call::Tool { name, arguments } => {

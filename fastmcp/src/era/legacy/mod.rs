@@ -79,7 +79,7 @@ pub(crate) async fn serve(server: &Server, session: &Session, req: Classified, c
                 Body::Subscribe(uri) | Body::Unsubscribe(uri) if server.registry().resolve(&uri).is_none() => {
                     Err(Error::resource_not_found(uri))
                 }
-                Body::Subscribe(uri) => match server.may_read(&uri, caller.as_deref()) {
+                Body::Subscribe(uri) => match server.registry().may_read(&uri, caller.as_deref()) {
                     Ok(()) => {
                         session.subscribe(uri, true);
                         Ok(Reply::empty())
@@ -151,7 +151,7 @@ fn context(
 
 /// A request dispatch serves: the shim takes over when the handler suspends.
 async fn call_handler(server: &Server, method: &str, call: Call, ctx: &Context, link: &LegacyLink) -> Outcome {
-    let prepared = match server.prepare(&call, ctx.auth()) {
+    let prepared = match server.prepare(server.registry(), &call, ctx.auth()) {
         Ok(prepared) => prepared,
         Err(e) => return Outcome::Error(e),
     };

@@ -12,10 +12,21 @@ use serde_json::value::RawValue;
 const METHOD: &str = "mcp-method";
 const NAME: &str = "mcp-name";
 
+/// A cross-checked header is sent at most once (`shown` is its name as the spec spells it).
+fn sent_once(headers: &dyn Headers, name: &str, shown: &dyn std::fmt::Display) -> Result<(), String> {
+    if headers.repeated(name) { Err(format!("{shown} is sent more than once")) } else { Ok(()) }
+}
+
+/// A cross-checked header's text.
+fn single<'h>(headers: &'h dyn Headers, name: &str, shown: &str) -> Result<Option<&'h str>, String> {
+    sent_once(headers, name, &shown)?;
+    Ok(headers.text(name))
+}
+
 /// The classification rung: `MCP-Protocol-Version` is sent and equals the `_meta` version.
 pub(crate) fn check_version(headers: &dyn Headers, meta: &JsonObject) -> Result<(), String> {
     let body = meta.get(META_PROTOCOL_VERSION).and_then(Value::as_str);
-    match (headers.text(PROTOCOL_VERSION_HEADER), body) {
+    match (single(headers, PROTOCOL_VERSION_HEADER, "MCP-Protocol-Version")?, body) {
         (None, _) => Err("MCP-Protocol-Version is required on modern requests".into()),
         (Some(h), Some(b)) if h != b => Err(format!("MCP-Protocol-Version is {h} but _meta says {b}")),
         _ => Ok(()),
@@ -36,7 +47,7 @@ pub(crate) fn mirrored(method: &str) -> Option<&'static str> {
 /// params name, where the method has one. Names compare case-insensitively (header maps), values exactly
 /// after trimming optional whitespace. The error says what disagrees (`-32020` on the wire).
 pub(crate) fn check_standard(headers: &dyn Headers, method: &str, body: &Body) -> Result<(), String> {
-    match headers.text(METHOD) {
+    match single(headers, METHOD, "Mcp-Method")? {
         None => return Err("Mcp-Method is required".into()),
         Some(m) if m != method => return Err(format!("Mcp-Method is {m} but the body's method is {method}")),
         _ => {}
@@ -47,7 +58,7 @@ pub(crate) fn check_standard(headers: &dyn Headers, method: &str, body: &Body) -
         Body::TaskGet(id) | Body::TaskCancel(id) | Body::TaskUpdate { task_id: id, .. } => Some(id.as_str()),
         _ => None,
     };
-    match (headers.text(NAME), named) {
+    match (single(headers, NAME, "Mcp-Name")?, named) {
         (None, _) => Err(format!("Mcp-Name is required for {method}")),
         (Some(h), Some(b)) if h != b => Err(format!("Mcp-Name is {h} but the body's {key} is {b}")),
         _ => Ok(()),
@@ -77,8 +88,10 @@ pub(crate) fn check_params(
 /// equal to it once decoded (`=?base64?…?=` values are Base64 of the UTF-8 text; integers compare as numbers).
 fn check_param(headers: &dyn Headers, param: &ParamHeader, arguments: &Value) -> Result<(), String> {
     let name = param.header();
+    sent_once(headers, &name, &format_args!("Mcp-Param-{}", param.name))?;
     let header = headers.get(&name).map(decode).transpose().map_err(|why| format!("Mcp-Param-{} {why}", param.name))?;
-    match (header.as_deref(), param.value(arguments)) {
+    let body = param.find(arguments).map_err(|why| format!("Mcp-Param-{} can't be checked: {why}", param.name))?;
+    match (header.as_deref(), body) {
         (None, None) => Ok(()),
         (None, Some(_)) => {
             Err(format!("Mcp-Param-{} is required: the body has argument `{}`", param.name, param.path.join(".")))

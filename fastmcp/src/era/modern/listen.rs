@@ -30,7 +30,7 @@ fn honoured(asked: &ListenNotifications, server: &Server, caller: Option<&Access
             if served.len() < MAX_RESOURCE_SUBSCRIPTIONS
                 && !served.contains(uri)
                 && registry.resolve(uri).is_some()
-                && server.may_read(uri, caller).is_ok()
+                && registry.may_read(uri, caller).is_ok()
             {
                 served.push(uri.clone());
             }

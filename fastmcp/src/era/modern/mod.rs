@@ -26,6 +26,7 @@ use crate::protocol::{
 use crate::server::Server;
 use crate::server::call::Call;
 use crate::server::dispatch::{Outcome, Reply, TaskPoints};
+use crate::server::registry::Registry;
 use envelope::Envelope;
 use link::ModernLink;
 use serde::Serialize;
@@ -53,6 +54,9 @@ pub(crate) struct Admitted {
     span: tracing::Span,
     caller: Option<Arc<AccessToken>>,
     http: Option<HttpRequest>,
+    /// The registry the request was checked against, and is served from: a change swapped in between can't
+    /// serve a call under checks made for another tool.
+    registry: Arc<Registry>,
 }
 
 /// What a modern request came to, before it is rendered on the wire.
@@ -79,8 +83,9 @@ pub(crate) fn admit(server: &Server, req: Classified, headers: Option<&dyn Heade
     let delivery = req.delivery();
     let span = req.span(None);
     let entered = span.enter();
+    let registry = server.registry();
     // Decided now, answered after the checks of the request's form: a malformed request is 400 first.
-    let refusal = req.refusal(server);
+    let refusal = req.refusal(&registry);
     let Classified { id, method, meta, body, caller, http, .. } = req;
     let refuse = |status, e: &ErrorObject| Answer { json: error_json(Some(&id), e), status };
     let mismatch = |why: String| ErrorObject::new(codes::HEADER_MISMATCH, format!("Header mismatch: {why}"));
@@ -107,7 +112,7 @@ pub(crate) fn admit(server: &Server, req: Classified, headers: Option<&dyn Heade
     if let Some(headers) = headers {
         headers::check_standard(headers, &method, &body).map_err(|why| refuse(Status::BadRequest, &mismatch(why)))?;
         if let Body::Serve { call: Call::Tool { name, arguments }, .. } = &body
-            && let Some(tool) = server.registry().tools.get(name)
+            && let Some(tool) = registry.tools.get(name)
         {
             headers::check_params(headers, tool, arguments.as_deref())
                 .map_err(|why| refuse(Status::BadRequest, &mismatch(why)))?;
@@ -115,7 +120,7 @@ pub(crate) fn admit(server: &Server, req: Classified, headers: Option<&dyn Heade
     }
     refusal?;
     drop(entered);
-    Ok(Admitted { id, method, envelope, body, delivery, span, caller, http })
+    Ok(Admitted { id, method, envelope, body, delivery, span, caller, http, registry })
 }
 
 impl Admitted {
@@ -135,7 +140,7 @@ impl Admitted {
         cancel: CancellationToken,
         session: Option<Arc<SessionState>>,
     ) -> Answer {
-        let Admitted { id, method, envelope, body, span, caller, http, .. } = self;
+        let Admitted { id, method, envelope, body, span, caller, http, registry, .. } = self;
         let Envelope { scope, log_level, progress_token } = envelope;
         let id = &id;
         let wire = async move {
@@ -156,7 +161,7 @@ impl Admitted {
                         auth: caller,
                         http,
                     };
-                    serve_call(server, tasks, &Context::with(scope, extras), call, retry).await
+                    serve_call(server, registry, tasks, &Context::with(scope, extras), call, retry).await
                 }
                 Body::TaskGet(task) => {
                     tasks::steer(tasks, &scope.client_capabilities, &method, &task, caller.as_deref(), Steer::Get)
@@ -192,8 +197,15 @@ impl Admitted {
 
 /// A call dispatch serves: its state opened (if it brings any), its rounds run, a suspension sealed into
 /// `input_required` or made a task.
-async fn serve_call(server: &Server, tasks: &Arc<TaskStore>, ctx: &Context, call: Call, retry: Retry) -> Wire {
-    let prepared = match server.prepare(&call, ctx.auth()) {
+async fn serve_call(
+    server: &Server,
+    registry: Arc<Registry>,
+    tasks: &Arc<TaskStore>,
+    ctx: &Context,
+    call: Call,
+    retry: Retry,
+) -> Wire {
+    let prepared = match server.prepare(registry, &call, ctx.auth()) {
         Ok(prepared) => prepared,
         Err(e) => return Wire::Error(e),
     };

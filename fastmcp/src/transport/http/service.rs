@@ -141,6 +141,10 @@ impl era::Headers for HeaderMap {
     fn get(&self, name: &str) -> Option<&[u8]> {
         HeaderMap::get(self, name).map(HeaderValue::as_bytes)
     }
+
+    fn repeated(&self, name: &str) -> bool {
+        self.get_all(name).iter().nth(1).is_some()
+    }
 }
 
 /// A POST's method, target and headers, kept (not copied) for the handler's `Context::http`.
@@ -333,7 +337,7 @@ impl Endpoint {
     /// A legacy request: alone (sessions off, or a probe without a session id) or in the session it names.
     async fn legacy(self: Arc<Self>, session_use: SessionUse, req: Classified, headers: &HeaderMap) -> Response {
         // Refused here, while the status can still say so: the answer may be a stream.
-        if let Err(refused) = req.refusal(&self.engine.server) {
+        if let Err(refused) = req.refusal(&self.engine.server.registry()) {
             return self.answer(refused);
         }
         let Some(sessions) = &self.sessions else {
