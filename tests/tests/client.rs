@@ -319,3 +319,43 @@ async fn drives_a_typescript_server_in_each_era() {
         client.close().await;
     }
 }
+
+/// Closing a client stops its handlers still answering the server (a user who never answers a form): they
+/// would otherwise keep the session, its transport and its connections alive for good. Over stdio and HTTP.
+#[tokio::test]
+async fn closing_stops_handlers_still_answering() {
+    struct Dropped(Arc<std::sync::atomic::AtomicBool>);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+    let http = fastmcp_tests::HttpServer::spawn(example_bin("deploy")).await;
+    for over_http in [false, true] {
+        let dropped = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (asked_tx, mut asked) = tokio::sync::mpsc::channel::<()>(1);
+        let flag = dropped.clone();
+        let b = builder(EraChoice::Legacy).on_elicit(move |_| {
+            let (asked, guard) = (asked_tx.clone(), Dropped(flag.clone()));
+            async move {
+                let _guard = guard;
+                let _ = asked.send(()).await;
+                std::future::pending::<()>().await;
+                Ok(accept(json!({"confirm": true})))
+            }
+        });
+        let client = if over_http { b.http(&http.url()).await.unwrap() } else { stdio("deploy", b).await };
+        let call = client.call_tool("deploy", json!({"service": "api", "replicas": 1}));
+        tokio::select! {
+            _ = call => panic!("the call ended before the form was asked"),
+            _ = asked.recv() => {}
+        }
+        assert!(!dropped.load(std::sync::atomic::Ordering::SeqCst), "the handler still waits for its user");
+        client.close().await;
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !dropped.load(std::sync::atomic::Ordering::SeqCst) {
+            assert!(tokio::time::Instant::now() < deadline, "closing stopped the handler (http: {over_http})");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+}

@@ -35,6 +35,9 @@ pub(crate) struct Session {
     /// Legacy calls whose server requests go to their caller rather than to the handlers (see
     /// [`super::bridge`]), by request id.
     routes: Mutex<HashMap<RequestId, mpsc::UnboundedSender<Asked>>>,
+    /// The handlers answering the server's requests now: a closed connection stops them, so a handler still
+    /// waiting (a user who never answers) doesn't keep the session, its transport and connections alive.
+    answering: Mutex<Vec<tokio::task::AbortHandle>>,
 }
 
 /// A server's request for input, passed to the caller of the request it belongs to.
@@ -75,6 +78,7 @@ impl Session {
             watchers: Mutex::new(HashMap::new()),
             next_watcher: AtomicI64::new(1),
             routes: Mutex::new(HashMap::new()),
+            answering: Mutex::new(Vec::new()),
         });
         tokio::spawn(read(Arc::downgrade(&session), inbox));
         session
@@ -184,6 +188,9 @@ impl Session {
         for (_, waiter) in self.pending().drain() {
             let _ = waiter.send(Err(error.clone()));
         }
+        std::mem::take(&mut *self.answering.lock().unwrap_or_else(|p| p.into_inner()))
+            .iter()
+            .for_each(tokio::task::AbortHandle::abort);
     }
 
     /// The server's notification, to the handler.
@@ -374,7 +381,10 @@ async fn read(session: std::sync::Weak<Session>, mut inbox: mpsc::UnboundedRecei
             Ok(Inbound::Response { id, outcome }) => session.settle(&id, outcome.map_err(ClientError::Rpc)),
             Ok(Inbound::Notification(note)) => session.notification(&note.method, note.params.as_deref()),
             Ok(Inbound::Request(req)) => {
-                tokio::spawn(session.clone().answer(req.id, req.method, req.params, related));
+                let task = tokio::spawn(session.clone().answer(req.id, req.method, req.params, related));
+                let mut answering = session.answering.lock().unwrap_or_else(|p| p.into_inner());
+                answering.retain(|t| !t.is_finished());
+                answering.push(task.abort_handle());
             }
             Err(rejected) => {
                 tracing::warn!("the server sent what is not JSON-RPC ({}): {text:.200}", rejected.error.message)

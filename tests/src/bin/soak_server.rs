@@ -1,0 +1,48 @@
+//! The server the soak harness (`soak`) runs as replicas: a plain tool, a three-round flow shaped like the
+//! `deploy` example, and a tool that changes the tool list (so listeners have something to hear).
+
+use fastmcp::prelude::*;
+
+/// Echo the text back.
+#[tool]
+async fn echo(text: String) -> String {
+    text
+}
+
+/// Go ahead?
+#[elicit]
+struct Confirm {
+    /// Go ahead with the deployment?
+    confirm: bool,
+}
+
+/// Deploy a service, asking the user first and the client's model for notes.
+#[tool(destructive)]
+async fn deploy(service: String, replicas: u32) -> Result<String> {
+    let plan = format!("{service} x{replicas}");
+    let answer = Confirm::elicit(format!("Deploy {plan}?")).ask().await?;
+    let Some(Confirm { confirm: true }) = answer.accepted() else {
+        return Ok(format!("Deployment of {service} cancelled."));
+    };
+    let notes = Sample::prompt(format!("Write release notes for {plan}")).max_tokens(200).ask().await?;
+    Ok(format!("Deployed {plan}: {}", notes.text()))
+}
+
+/// A tool `toggle` switches on and off.
+#[tool]
+async fn spare() -> String {
+    "spare".into()
+}
+
+/// Switch `spare` on or off: the tool list changes.
+#[tool]
+async fn toggle(ctx: Context, on: bool) -> Result<String> {
+    let server = ctx.server().ok_or_else(|| Error::msg("not served by a server"))?;
+    let changed = if on { server.enable_tool("spare") } else { server.disable_tool("spare") };
+    Ok(format!("changed: {changed}"))
+}
+
+#[tokio::main]
+async fn main() -> fastmcp::Result<()> {
+    FastMcp::new("soak").tool(echo).tool(deploy).tool(spare).tool(toggle).run().await
+}
