@@ -240,7 +240,13 @@ impl Connection {
     /// Serves one request; returns the response's JSON text, or `None` when the client cancelled it (then the
     /// handler's future was dropped and no response is due). Its notifications and server-to-client requests
     /// go on `stream` when it has its own (an HTTP session's request), else on the connection's.
-    pub async fn serve(&self, mut req: Classified, stream: Option<Stream>) -> Option<String> {
+    pub async fn serve(&self, req: Classified, stream: Option<Stream>) -> Option<String> {
+        self.run(self.enter(req), stream).await
+    }
+
+    /// Registers a request as in flight before it is served, so a cancellation that arrives while it waits
+    /// (for a slot, say) reaches it: then it is answered with nothing as soon as it is run.
+    pub fn enter(&self, mut req: Classified) -> Entered {
         if req.caller.is_none() {
             req.caller = self.caller.clone();
         }
@@ -251,6 +257,11 @@ impl Connection {
             tracing::warn!("request id {} reused while a request with it is in flight", req.id);
             previous.cancel.cancel();
         }
+        Entered { req, cancel }
+    }
+
+    async fn run(&self, entered: Entered, stream: Option<Stream>) -> Option<String> {
+        let Entered { req, cancel } = entered;
         let _in_flight = InFlight { conn: self, id: req.id.clone() };
         let serve = async {
             match req.route {
@@ -309,9 +320,9 @@ impl Connection {
     /// Serves one request as [`serve`](Self::serve) does, its reply bounded by `Options::reply_limit`: a
     /// larger one is replaced by a `-32603` error for its id, so no reply line outgrows what the connection
     /// allows (and what a client with the same limit as ours could read).
-    pub async fn reply(&self, req: Classified) -> Option<String> {
-        let id = req.id.clone();
-        let json = self.serve(req, None).await?;
+    pub async fn reply(&self, entered: Entered) -> Option<String> {
+        let id = entered.id().clone();
+        let json = self.run(entered, None).await?;
         let limit = self.engine.server.options().reply_limit();
         if json.len() <= limit {
             return Some(json);
@@ -338,7 +349,7 @@ impl Connection {
                     Some(&req.id),
                     &ErrorObject::invalid_request(format!("`{}` must not be part of a batch", req.method)),
                 )),
-                Ok(Message::Request(req)) => requests.push(*req),
+                Ok(Message::Request(req)) => requests.push(self.enter(*req)),
                 Ok(Message::Notification(note)) => self.notification(note),
                 Ok(Message::Response { id, outcome }) => self.response(&id, outcome),
             }
@@ -380,7 +391,19 @@ pub(crate) enum Batch {
     /// Nothing in it is left to run: its reply, if any is due.
     Answered(Option<String>),
     /// Requests to run; each one's reply goes to [`BatchReply::settle`].
-    Run { requests: Vec<Classified>, reply: Arc<BatchReply> },
+    Run { requests: Vec<Entered>, reply: Arc<BatchReply> },
+}
+
+/// A request in flight, not yet served ([`Connection::enter`]).
+pub(crate) struct Entered {
+    req: Classified,
+    cancel: CancellationToken,
+}
+
+impl Entered {
+    pub fn id(&self) -> &RequestId {
+        &self.req.id
+    }
 }
 
 /// The reply to a batch, built as its entries finish: one array of their replies, bounded by the reply

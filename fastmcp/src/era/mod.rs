@@ -9,6 +9,6 @@ mod legacy;
 mod modern;
 
 pub(crate) use classify::{Answer, Classified, Delivery, Headers, Message, SessionUse, Status, batch, parse};
-pub(crate) use connection::{Batch, BatchReply, Connection, Stream};
+pub(crate) use connection::{Batch, BatchReply, Connection, Entered, Stream};
 pub(crate) use engine::Engine;
 pub(crate) use legacy::CloseStream;

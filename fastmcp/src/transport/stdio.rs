@@ -16,7 +16,7 @@
 
 use super::lines::{Line, LineReader, write_lines};
 use crate::auth::AccessToken;
-use crate::era::{self, Batch, Classified, Connection, Engine, Message};
+use crate::era::{self, Batch, Connection, Engine, Entered, Message};
 use crate::protocol::{ErrorObject, error_json};
 use crate::server::{Options, Server};
 use std::sync::Arc;
@@ -28,11 +28,12 @@ use tokio::task::JoinSet;
 const OUTBOUND_QUEUE: usize = 1024;
 
 /// What the reader hands the dispatcher.
+/// Requests are entered (registered as in flight) when read, so a cancellation reaches them while they wait.
 enum Job {
-    Request(Box<Classified>),
+    Request(Entered),
     /// A request that changes connection state: served alone, the reader waiting until it is done.
-    Alone(Box<Classified>, oneshot::Sender<()>),
-    Batch(Vec<Classified>, Arc<era::BatchReply>),
+    Alone(Entered, oneshot::Sender<()>),
+    Batch(Vec<Entered>, Arc<era::BatchReply>),
 }
 
 /// Serves the connection; every request on it comes from `caller` (the process's verified token, if any).
@@ -58,15 +59,18 @@ where
     drop(jobs);
     // The client can no longer answer requests the server sent it.
     conn.input_closed();
-    if read.is_err() {
+    let drained = read.is_ok() && tokio::time::timeout(options.shutdown_grace, &mut dispatcher).await.is_ok();
+    if !drained {
+        if read.is_ok() {
+            tracing::warn!(
+                "input closed; {} request(s) still running after the grace period were stopped",
+                conn.running()
+            );
+        }
+        // Its requests are dropped with it.
         dispatcher.abort();
+        let _ = dispatcher.await;
     }
-    if tokio::time::timeout(options.shutdown_grace, &mut dispatcher).await.is_err() {
-        tracing::warn!("input closed; {} request(s) still running after the grace period were stopped", conn.running());
-        dispatcher.abort();
-    }
-    // Aborted, its requests are dropped with it.
-    let _ = dispatcher.await;
     // The writer ends when the last sender is gone; the connection holds one for server-to-client requests.
     drop(conn);
     drop(tx);
@@ -136,13 +140,13 @@ async fn read<R: AsyncRead + Unpin>(
                 }
                 Ok(Message::Request(req)) if req.is_sequential() => {
                     let (done, served) = oneshot::channel();
-                    if jobs.send(Job::Alone(req, done)).await.is_err() {
+                    if jobs.send(Job::Alone(conn.enter(*req), done)).await.is_err() {
                         break;
                     }
                     let _ = served.await;
                     continue;
                 }
-                Ok(Message::Request(req)) => Job::Request(req),
+                Ok(Message::Request(req)) => Job::Request(conn.enter(*req)),
             }
         };
         // Waits while the queue is full: back-pressure on the client.
@@ -164,7 +168,7 @@ async fn dispatch(conn: Arc<Connection>, mut queue: mpsc::Receiver<Job>, tx: mps
                 let slot = conn.slot().await;
                 let (conn, tx) = (conn.clone(), tx.clone());
                 running.spawn(async move {
-                    if let Some(line) = conn.reply(*req).await {
+                    if let Some(line) = conn.reply(req).await {
                         let _ = tx.send(line).await;
                     }
                     drop(slot);
@@ -173,7 +177,7 @@ async fn dispatch(conn: Arc<Connection>, mut queue: mpsc::Receiver<Job>, tx: mps
             // No slot: nothing else is read while it runs, and it must not wait behind requests that wait
             // for the client.
             Job::Alone(req, done) => {
-                if let Some(line) = conn.reply(*req).await {
+                if let Some(line) = conn.reply(req).await {
                     let _ = tx.send(line).await;
                 }
                 let _ = done.send(());
@@ -183,7 +187,7 @@ async fn dispatch(conn: Arc<Connection>, mut queue: mpsc::Receiver<Job>, tx: mps
                     let slot = conn.slot().await;
                     let (conn, tx, reply) = (conn.clone(), tx.clone(), reply.clone());
                     running.spawn(async move {
-                        let id = req.id.clone();
+                        let id = req.id().clone();
                         let line = conn.reply(req).await;
                         drop(slot);
                         if let Some(whole) = reply.settle(&id, line) {
