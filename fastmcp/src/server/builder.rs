@@ -329,7 +329,9 @@ impl FastMcp {
     /// rather than fail: as many again are read and held, then the connection is not read until a slot
     /// frees. Answers to the server's own requests and cancellations are read while requests wait.
     pub fn max_in_flight_per_connection(mut self, requests: usize) -> Self {
-        self.options.max_in_flight_per_connection = requests.max(1);
+        // Counted in semaphore permits, taken up to this many at once in a `u32` (and at most
+        // `usize::MAX >> 3` of them on 32-bit targets).
+        self.options.max_in_flight_per_connection = requests.clamp(1, u32::MAX as usize >> 3);
         self
     }
 

@@ -6,7 +6,8 @@
 //! deadlocks:
 //!
 //! - the reader takes every line as it comes: answers to the server's own requests and notifications
-//!   (cancellations) at once, requests into a queue of as many again as may run;
+//!   (cancellations) at once, requests into a queue that holds as many again as may run (a batch counts
+//!   its entries; one larger than that waits for the queue to empty);
 //! - the dispatcher starts queued requests in order, each when a slot frees.
 //!
 //! While the queue is full the reader stops, so the client's pipe fills and it is slowed down, not refused.
@@ -21,7 +22,7 @@ use crate::protocol::{ErrorObject, error_json};
 use crate::server::{Options, Server};
 use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio::task::JoinSet;
 
 /// Outbound messages queued before writers wait: bounds memory when the client reads slowly.
@@ -34,6 +35,32 @@ enum Job {
     /// A request that changes connection state: served alone, the reader waiting until it is done.
     Alone(Entered, oneshot::Sender<()>),
     Batch(Vec<Entered>, Arc<era::BatchReply>),
+}
+
+/// The reader's end of the dispatcher's queue, which holds at most `room`'s permits' worth of requests.
+struct Queue {
+    jobs: mpsc::UnboundedSender<(Job, OwnedSemaphorePermit)>,
+    room: Arc<Semaphore>,
+    max: usize,
+}
+
+impl Queue {
+    fn new(max: usize) -> (Self, mpsc::UnboundedReceiver<(Job, OwnedSemaphorePermit)>) {
+        let (jobs, queue) = mpsc::unbounded_channel();
+        (Self { jobs, room: Arc::new(Semaphore::new(max)), max }, queue)
+    }
+
+    /// Queues a job once there is room for its requests (back-pressure on the client); false if the
+    /// dispatcher is gone.
+    async fn push(&self, job: Job) -> bool {
+        let requests = match &job {
+            Job::Request(_) | Job::Alone(..) => 1,
+            Job::Batch(requests, _) => requests.len().min(self.max),
+        };
+        // `max` fits in a u32 (`FastMcp::max_in_flight_per_connection` clamps it); the semaphore is never closed.
+        let room = self.room.clone().acquire_many_owned(requests as u32).await.expect("the queue is never closed");
+        self.jobs.send((job, room)).is_ok()
+    }
 }
 
 /// Serves the connection; every request on it comes from `caller` (the process's verified token, if any).
@@ -52,7 +79,7 @@ where
     let writer = tokio::spawn(write_lines(rx, writer, options.reply_limit()));
     let conn = Arc::new(Connection::new(Engine::new(server), tx.clone(), true).with_caller(caller).with_shared_state());
     conn.forward_changes();
-    let (jobs, queue) = mpsc::channel(options.max_in_flight_per_connection);
+    let (jobs, queue) = Queue::new(options.max_in_flight_per_connection);
     let mut dispatcher = tokio::spawn(dispatch(conn.clone(), queue, tx.clone()));
 
     let read = read(&conn, reader, &options, &jobs, &tx).await;
@@ -83,7 +110,7 @@ async fn read<R: AsyncRead + Unpin>(
     conn: &Connection,
     reader: R,
     options: &Options,
-    jobs: &mpsc::Sender<Job>,
+    jobs: &Queue,
     tx: &mpsc::Sender<String>,
 ) -> std::io::Result<()> {
     let mut lines = LineReader::new(reader, options.max_message_bytes);
@@ -140,7 +167,7 @@ async fn read<R: AsyncRead + Unpin>(
                 }
                 Ok(Message::Request(req)) if req.is_sequential() => {
                     let (done, served) = oneshot::channel();
-                    if jobs.send(Job::Alone(conn.enter(*req), done)).await.is_err() {
+                    if !jobs.push(Job::Alone(conn.enter(*req), done)).await {
                         break;
                     }
                     let _ = served.await;
@@ -149,8 +176,7 @@ async fn read<R: AsyncRead + Unpin>(
                 Ok(Message::Request(req)) => Job::Request(conn.enter(*req)),
             }
         };
-        // Waits while the queue is full: back-pressure on the client.
-        if jobs.send(job).await.is_err() {
+        if !jobs.push(job).await {
             break;
         }
     }
@@ -159,9 +185,14 @@ async fn read<R: AsyncRead + Unpin>(
 
 /// Starts queued requests in order, each in a slot of the connection; ends when the reader is done and
 /// every request it started has finished.
-async fn dispatch(conn: Arc<Connection>, mut queue: mpsc::Receiver<Job>, tx: mpsc::Sender<String>) {
+async fn dispatch(
+    conn: Arc<Connection>,
+    mut queue: mpsc::UnboundedReceiver<(Job, OwnedSemaphorePermit)>,
+    tx: mpsc::Sender<String>,
+) {
     let mut running = JoinSet::new();
-    while let Some(job) = queue.recv().await {
+    // `_room` makes room in the queue once the job's requests have all started.
+    while let Some((job, _room)) = queue.recv().await {
         while running.try_join_next().is_some() {}
         match job {
             Job::Request(req) => {
