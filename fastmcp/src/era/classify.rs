@@ -376,3 +376,27 @@ impl Classified {
         self.meta.get(META_PROGRESS_TOKEN).and_then(|v| serde_json::from_value(v.clone()).ok())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::batch;
+    use crate::protocol::codes;
+
+    fn refused(text: &str, max: usize) -> (i32, String) {
+        let e = batch(text, max).expect_err(text);
+        (e.code, e.message)
+    }
+
+    #[test]
+    fn batches_are_read_up_to_their_limit() {
+        assert_eq!(batch(r#"[1, {"a": [2]}, "x"]"#, 3).unwrap().len(), 3);
+        let (code, message) = refused("[1, 2, 3, 4]", 3);
+        assert_eq!(code, codes::INVALID_REQUEST);
+        assert!(message.contains("more than 3 entries") && message.contains("max_batch_size"), "{message}");
+        // Counting stops at the limit: what follows is not read, so it need not even be JSON.
+        assert_eq!(refused("[1, 2, 3, 4, not json", 3).0, codes::INVALID_REQUEST);
+        assert_eq!(refused("[]", 3), (codes::INVALID_REQUEST, "Invalid request: an empty batch".into()));
+        assert_eq!(refused("[1, 2", 3).0, codes::PARSE_ERROR);
+        assert_eq!(refused("[1] [2]", 3).0, codes::PARSE_ERROR, "one JSON value per line");
+    }
+}

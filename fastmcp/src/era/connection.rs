@@ -492,3 +492,28 @@ impl BatchReply {
         Some(json)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::BatchReply;
+    use crate::protocol::RequestId;
+
+    #[test]
+    fn a_batch_reply_keeps_within_its_limit() {
+        let reply = BatchReply::new(400, 3);
+        let result = |id: i64, text: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"{text}"}}"#);
+        assert_eq!(reply.settle(&RequestId::Number(1), Some(result(1, "small"))), None);
+        assert_eq!(reply.settle(&RequestId::Number(2), None), None, "a cancelled entry is owed no reply");
+        let whole = reply.settle(&RequestId::Number(3), Some(result(3, &"x".repeat(400)))).expect("the last");
+        assert!(whole.len() <= 400, "{whole}");
+        let parsed: serde_json::Value = serde_json::from_str(&whole).unwrap();
+        assert_eq!(parsed[0]["result"], "small");
+        assert_eq!(parsed[1]["id"], 3);
+        assert_eq!(parsed[1]["error"]["code"], -32603, "too large for the batch: {whole}");
+
+        let reply = BatchReply::new(100, 2);
+        assert_eq!(reply.settle(&RequestId::Number(1), Some(result(1, &"x".repeat(60)))), None);
+        let whole = reply.settle(&RequestId::Number(2), Some(result(2, &"y".repeat(60)))).unwrap();
+        assert!(whole.starts_with('{') && whole.contains("1 of them did not fit"), "not even the error fits: {whole}");
+    }
+}

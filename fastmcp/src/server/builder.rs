@@ -81,9 +81,10 @@ pub struct Options {
     /// The most entries one JSON-RPC batch may hold (legacy 2025-03-26 batches); a larger batch is refused
     /// whole with one `-32600`, before any entry runs.
     pub max_batch_size: usize,
-    /// The most requests one connection runs at once (batch entries included). More wait, unstarted, as
-    /// many again are read ahead (answers to the server's requests and cancellations are read meanwhile),
-    /// and past that the connection is not read until one finishes. Wired on stdio.
+    /// The most requests one connection runs at once (batch entries included; an open
+    /// `subscriptions/listen` holds its slot until it ends). More wait, unstarted: as many again are read
+    /// ahead (answers to the server's requests and cancellations are read meanwhile), and past that the
+    /// connection is not read until one starts. Wired on stdio.
     pub max_in_flight_per_connection: usize,
     /// The largest outbound message (one stdio line), in bytes; `None`: the inbound limit,
     /// [`max_message_bytes`](Self::max_message_bytes). See [`Options::reply_limit`].
