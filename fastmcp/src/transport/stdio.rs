@@ -28,8 +28,8 @@ use tokio::task::JoinSet;
 /// Outbound messages queued before writers wait: bounds memory when the client reads slowly.
 const OUTBOUND_QUEUE: usize = 1024;
 
-/// What the reader hands the dispatcher.
-/// Requests are entered (registered as in flight) when read, so a cancellation reaches them while they wait.
+/// What the reader hands the dispatcher: requests entered (registered as in flight) when read, so a
+/// cancellation reaches them while they wait.
 enum Job {
     Request(Entered),
     /// A request that changes connection state: served alone, the reader waiting until it is done.
@@ -193,10 +193,11 @@ async fn dispatch(
     let mut running = JoinSet::new();
     // `_room` makes room in the queue once the job's requests have all started.
     while let Some((job, _room)) = queue.recv().await {
-        while running.try_join_next().is_some() {}
         match job {
+            // The slot is held until the reply is handed to the writer: a client that does not read its
+            // replies gets no more work done.
             Job::Request(req) => {
-                let slot = conn.slot().await;
+                let slot = slot(&conn, &mut running).await;
                 let (conn, tx) = (conn.clone(), tx.clone());
                 running.spawn(async move {
                     if let Some(line) = conn.reply(req).await {
@@ -215,7 +216,7 @@ async fn dispatch(
             }
             Job::Batch(requests, reply) => {
                 for req in requests {
-                    let slot = conn.slot().await;
+                    let slot = slot(&conn, &mut running).await;
                     let (conn, tx, reply) = (conn.clone(), tx.clone(), reply.clone());
                     running.spawn(async move {
                         let id = req.id().clone();
@@ -230,4 +231,11 @@ async fn dispatch(
         }
     }
     while running.join_next().await.is_some() {}
+}
+
+/// A slot for one more request, once the finished ones are reaped: a task keeps its memory until joined.
+async fn slot(conn: &Connection, running: &mut JoinSet<()>) -> OwnedSemaphorePermit {
+    let slot = conn.slot().await;
+    while running.try_join_next().is_some() {}
+    slot
 }
