@@ -67,6 +67,54 @@ pub(crate) fn parse(text: &str, headers: Option<&dyn Headers>) -> Result<Message
     })
 }
 
+/// Reads a JSON-RPC batch (text that starts with `[`) into its entries, each still raw, refusing with one
+/// `-32600` an empty batch or one of more than `max` entries. Counting stops at entry `max + 1`, so a huge
+/// batch is refused without keeping its entries.
+pub(crate) fn batch(text: &str, max: usize) -> Result<Vec<Box<RawValue>>, ErrorObject> {
+    use serde::de::{DeserializeSeed, Error as _, SeqAccess, Visitor};
+
+    struct Entries<'a> {
+        max: usize,
+        over: &'a std::cell::Cell<bool>,
+    }
+    impl<'de> DeserializeSeed<'de> for Entries<'_> {
+        type Value = Vec<Box<RawValue>>;
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_seq(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Entries<'_> {
+        type Value = Vec<Box<RawValue>>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an array of JSON-RPC messages")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut entries = Vec::new();
+            while let Some(entry) = seq.next_element::<Box<RawValue>>()? {
+                if entries.len() == self.max {
+                    self.over.set(true);
+                    return Err(A::Error::custom("too many entries"));
+                }
+                entries.push(entry);
+            }
+            Ok(entries)
+        }
+    }
+
+    let over = std::cell::Cell::new(false);
+    let mut de = serde_json::Deserializer::from_str(text);
+    let read = Entries { max, over: &over }.deserialize(&mut de).and_then(|entries| de.end().map(|()| entries));
+    match read {
+        Ok(entries) if entries.is_empty() => Err(ErrorObject::invalid_request("an empty batch")),
+        Ok(entries) => Ok(entries),
+        Err(_) if over.get() => Err(ErrorObject::invalid_request(format!(
+            "a batch of more than {max} entries, the server's limit (FastMcp::max_batch_size)"
+        ))),
+        Err(e) if e.is_syntax() || e.is_eof() => Err(ErrorObject::parse_error(e)),
+        Err(_) => Err(ErrorObject::invalid_request("a batch is an array of JSON-RPC messages")),
+    }
+}
+
 /// Which era adapter serves a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Route {
@@ -341,5 +389,29 @@ impl Classified {
     /// A legacy request's `_meta.progressToken` (a modern one's is part of the envelope).
     pub fn progress_token(&self) -> Option<ProgressToken> {
         self.meta.get(META_PROGRESS_TOKEN).and_then(|v| serde_json::from_value(v.clone()).ok())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::batch;
+    use crate::protocol::codes;
+
+    fn refused(text: &str, max: usize) -> (i32, String) {
+        let e = batch(text, max).expect_err(text);
+        (e.code, e.message)
+    }
+
+    #[test]
+    fn batches_are_read_up_to_their_limit() {
+        assert_eq!(batch(r#"[1, {"a": [2]}, "x"]"#, 3).unwrap().len(), 3);
+        let (code, message) = refused("[1, 2, 3, 4]", 3);
+        assert_eq!(code, codes::INVALID_REQUEST);
+        assert!(message.contains("more than 3 entries") && message.contains("max_batch_size"), "{message}");
+        // Counting stops at the limit: what follows is not read, so it need not even be JSON.
+        assert_eq!(refused("[1, 2, 3, 4, not json", 3).0, codes::INVALID_REQUEST);
+        assert_eq!(refused("[]", 3), (codes::INVALID_REQUEST, "Invalid request: an empty batch".into()));
+        assert_eq!(refused("[1, 2", 3).0, codes::PARSE_ERROR);
+        assert_eq!(refused("[1] [2]", 3).0, codes::PARSE_ERROR, "one JSON value per line");
     }
 }

@@ -2,6 +2,9 @@
 //! the client, and the requests in flight (so they can be cancelled). One connection may carry both eras:
 //! each request goes to the adapter its classification named. On stdio, where the connection is one
 //! client's, modern requests share the session's state too.
+//!
+//! It also owns the connection's bounds on what it sends and runs: how many of its requests run at once
+//! ([`Connection::slot`]), and how large a reply may be ([`Connection::reply`], [`BatchReply`]).
 
 use super::classify::{Answer, Classified, Headers, Message, PROTOCOL_VERSION_HEADER, Route, Status};
 use super::engine::Engine;
@@ -16,7 +19,7 @@ use crate::server::Change;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
@@ -41,6 +44,8 @@ pub(crate) struct Connection {
     owner: OnceLock<Option<Principal>>,
     /// Modern requests on it see the session's state (stdio: one process, one client).
     shared_state: bool,
+    /// One permit per request it may run at once (`Options::max_in_flight_per_connection`).
+    slots: Arc<Semaphore>,
 }
 
 /// A request in flight: how to cancel it, and whether it is a subscription (which never ends on its own).
@@ -82,6 +87,7 @@ impl Connection {
     pub fn new(engine: Arc<Engine>, tx: mpsc::Sender<String>, push: bool) -> Self {
         let pending = Arc::new(Pending::default());
         let outbound = push.then(|| Arc::new(Outbound::new(tx.clone(), pending.clone())));
+        let slots = Arc::new(Semaphore::new(engine.server.options().max_in_flight_per_connection));
         Self {
             engine,
             session: Session::default(),
@@ -94,6 +100,7 @@ impl Connection {
             caller: None,
             owner: OnceLock::new(),
             shared_state: false,
+            slots,
         }
     }
 
@@ -122,6 +129,8 @@ impl Connection {
     }
 
     fn alone(engine: Arc<Engine>, session: Session) -> Self {
+        // One request, served at once: nothing waits for a slot.
+        let slots = Arc::new(Semaphore::new(1));
         Self {
             engine,
             session,
@@ -134,6 +143,7 @@ impl Connection {
             caller: None,
             owner: OnceLock::new(),
             shared_state: false,
+            slots,
         }
     }
 
@@ -230,7 +240,13 @@ impl Connection {
     /// Serves one request; returns the response's JSON text, or `None` when the client cancelled it (then the
     /// handler's future was dropped and no response is due). Its notifications and server-to-client requests
     /// go on `stream` when it has its own (an HTTP session's request), else on the connection's.
-    pub async fn serve(&self, mut req: Classified, stream: Option<Stream>) -> Option<String> {
+    pub async fn serve(&self, req: Classified, stream: Option<Stream>) -> Option<String> {
+        self.run(self.enter(req), stream).await
+    }
+
+    /// Registers a request as in flight before it is served, so a cancellation that arrives while it waits
+    /// (for a slot, say) reaches it: then it is answered with nothing as soon as it is run.
+    pub fn enter(&self, mut req: Classified) -> Entered {
         if req.caller.is_none() {
             req.caller = self.caller.clone();
         }
@@ -241,6 +257,11 @@ impl Connection {
             tracing::warn!("request id {} reused while a request with it is in flight", req.id);
             previous.cancel.cancel();
         }
+        Entered { req, cancel }
+    }
+
+    async fn run(&self, entered: Entered, stream: Option<Stream>) -> Option<String> {
+        let Entered { req, cancel } = entered;
         let _in_flight = InFlight { conn: self, id: req.id.clone() };
         let serve = async {
             match req.route {
@@ -284,30 +305,63 @@ impl Connection {
         }
     }
 
-    /// Serves a JSON-RPC batch (2025-03-26 requires receiving them): every element concurrently, the
-    /// responses in one array, or nothing when the batch held only notifications.
-    pub async fn batch(&self, items: Vec<Box<RawValue>>) -> Option<String> {
-        let replies = futures_util::future::join_all(items.iter().map(|item| async move {
+    /// A slot to run one request in: waits while `Options::max_in_flight_per_connection` of the
+    /// connection's requests run. The request holds it until its reply is made.
+    pub async fn slot(&self) -> OwnedSemaphorePermit {
+        // Never closed: the connection owns the semaphore and closes nothing.
+        self.slots.clone().acquire_owned().await.expect("a connection's slots are never closed")
+    }
+
+    /// How many of its requests hold a slot now.
+    pub fn running(&self) -> usize {
+        self.engine.server.options().max_in_flight_per_connection - self.slots.available_permits()
+    }
+
+    /// Serves one request as [`serve`](Self::serve) does, its reply bounded by `Options::reply_limit`: a
+    /// larger one is replaced by a `-32603` error for its id, so no reply line outgrows what the connection
+    /// allows (and what a client with the same limit as ours could read).
+    pub async fn reply(&self, entered: Entered) -> Option<String> {
+        let id = entered.id().clone();
+        let json = self.run(entered, None).await?;
+        let limit = self.engine.server.options().reply_limit();
+        if json.len() <= limit {
+            return Some(json);
+        }
+        tracing::warn!("the reply to request {id} was {} bytes, over the limit of {limit}; sent an error", json.len());
+        let e = ErrorObject::internal(format!(
+            "the result is too large to send: {} bytes, over the server's limit of {limit} bytes \
+             (FastMcp::max_reply_bytes)",
+            json.len()
+        ));
+        Some(error_json(Some(&id), &e))
+    }
+
+    /// Opens a JSON-RPC batch (2025-03-26 requires receiving them): its notifications and responses are
+    /// taken now, like single messages; entries that are no request get their errors; the requests are
+    /// returned to be run, each in a slot of its own, their replies gathered by the batch's [`BatchReply`].
+    pub fn open_batch(&self, items: Vec<Box<RawValue>>) -> Batch {
+        let mut requests = Vec::new();
+        let mut errors = Vec::new();
+        for item in items {
             match super::classify::parse(item.get(), None) {
-                Err(rejected) => Some(error_json(rejected.id.as_ref(), &rejected.error)),
-                Ok(Message::Request(req)) if req.is_sequential() => Some(error_json(
+                Err(rejected) => errors.push(error_json(rejected.id.as_ref(), &rejected.error)),
+                Ok(Message::Request(req)) if req.is_sequential() => errors.push(error_json(
                     Some(&req.id),
                     &ErrorObject::invalid_request(format!("`{}` must not be part of a batch", req.method)),
                 )),
-                Ok(Message::Request(req)) => self.serve(*req, None).await,
-                Ok(Message::Notification(note)) => {
-                    self.notification(note);
-                    None
-                }
-                Ok(Message::Response { id, outcome }) => {
-                    self.response(&id, outcome);
-                    None
-                }
+                Ok(Message::Request(req)) => requests.push(self.enter(*req)),
+                Ok(Message::Notification(note)) => self.notification(note),
+                Ok(Message::Response { id, outcome }) => self.response(&id, outcome),
             }
-        }))
-        .await;
-        let replies: Vec<String> = replies.into_iter().flatten().collect();
-        (!replies.is_empty()).then(|| format!("[{}]", replies.join(",")))
+        }
+        let reply = BatchReply::new(self.engine.server.options().reply_limit(), requests.len());
+        for error in errors {
+            reply.push(None, error);
+        }
+        if requests.is_empty() {
+            return Batch::Answered(reply.finish());
+        }
+        Batch::Run { requests, reply: Arc::new(reply) }
     }
 
     pub fn notification(&self, note: Notification) {
@@ -329,5 +383,137 @@ impl Connection {
             }
             other => tracing::debug!("ignoring notification {other}"),
         }
+    }
+}
+
+/// A batch, opened ([`Connection::open_batch`]).
+pub(crate) enum Batch {
+    /// Nothing in it is left to run: its reply, if any is due.
+    Answered(Option<String>),
+    /// Requests to run; each one's reply goes to [`BatchReply::settle`].
+    Run { requests: Vec<Entered>, reply: Arc<BatchReply> },
+}
+
+/// A request in flight, not yet served ([`Connection::enter`]).
+pub(crate) struct Entered {
+    req: Classified,
+    cancel: CancellationToken,
+}
+
+impl Entered {
+    pub fn id(&self) -> &RequestId {
+        &self.req.id
+    }
+}
+
+/// The reply to a batch, built as its entries finish: one array of their replies, bounded by the reply
+/// limit. Only the bytes of the reply are kept, never the entries' results as values. A reply that would
+/// take the array past the limit is replaced by a `-32603` error for its id; if even that does not fit,
+/// the whole batch is answered with one `-32603` error saying how many replies did not fit.
+pub(crate) struct BatchReply {
+    limit: usize,
+    state: Mutex<Gathered>,
+}
+
+struct Gathered {
+    /// `[` and the replies so far, comma-separated.
+    json: String,
+    /// Requests whose reply is still to come.
+    waiting: usize,
+    /// Replies that did not fit, not even as an error.
+    lost: usize,
+}
+
+impl BatchReply {
+    fn new(limit: usize, waiting: usize) -> Self {
+        Self { limit, state: Mutex::new(Gathered { json: String::new(), waiting, lost: 0 }) }
+    }
+
+    fn gathered(&self) -> std::sync::MutexGuard<'_, Gathered> {
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Adds one reply (for request `id`, if it is a request's) if it fits, else its replacement.
+    fn push(&self, id: Option<&RequestId>, reply: String) {
+        let mut g = self.gathered();
+        // `[` or `,` before it, `]` after the last.
+        let fits = |g: &Gathered, reply: &str| g.json.len() + reply.len() + 2 <= self.limit;
+        let reply = if fits(&g, &reply) {
+            reply
+        } else {
+            let e = ErrorObject::internal(format!(
+                "the result is too large to send in this batch, whose reply is limited to {} bytes \
+                 (FastMcp::max_reply_bytes); send the request alone",
+                self.limit
+            ));
+            let e = error_json(id, &e);
+            if !fits(&g, &e) {
+                g.lost += 1;
+                return;
+            }
+            e
+        };
+        let sep = if g.json.is_empty() { '[' } else { ',' };
+        g.json.push(sep);
+        g.json.push_str(&reply);
+    }
+
+    /// One request of the batch is done (`None`: cancelled, no reply due). Returns the batch's reply when it
+    /// was the last one the batch waited for.
+    pub fn settle(&self, id: &RequestId, reply: Option<String>) -> Option<String> {
+        if let Some(reply) = reply {
+            self.push(Some(id), reply);
+        }
+        let mut g = self.gathered();
+        g.waiting -= 1;
+        if g.waiting > 0 {
+            return None;
+        }
+        drop(g);
+        self.finish()
+    }
+
+    /// The reply made so far, or `None` when nothing in the batch is answered.
+    fn finish(&self) -> Option<String> {
+        let mut g = self.gathered();
+        if g.lost > 0 {
+            let e = ErrorObject::internal(format!(
+                "the replies to this batch exceed the server's limit of {} bytes (FastMcp::max_reply_bytes); \
+                 {} of them did not fit; send smaller batches",
+                self.limit, g.lost
+            ));
+            return Some(error_json(None, &e));
+        }
+        let mut json = std::mem::take(&mut g.json);
+        if json.is_empty() {
+            return None;
+        }
+        json.push(']');
+        Some(json)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BatchReply;
+    use crate::protocol::RequestId;
+
+    #[test]
+    fn a_batch_reply_keeps_within_its_limit() {
+        let reply = BatchReply::new(400, 3);
+        let result = |id: i64, text: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"{text}"}}"#);
+        assert_eq!(reply.settle(&RequestId::Number(1), Some(result(1, "small"))), None);
+        assert_eq!(reply.settle(&RequestId::Number(2), None), None, "a cancelled entry is owed no reply");
+        let whole = reply.settle(&RequestId::Number(3), Some(result(3, &"x".repeat(400)))).expect("the last");
+        assert!(whole.len() <= 400, "{whole}");
+        let parsed: serde_json::Value = serde_json::from_str(&whole).unwrap();
+        assert_eq!(parsed[0]["result"], "small");
+        assert_eq!(parsed[1]["id"], 3);
+        assert_eq!(parsed[1]["error"]["code"], -32603, "too large for the batch: {whole}");
+
+        let reply = BatchReply::new(100, 2);
+        assert_eq!(reply.settle(&RequestId::Number(1), Some(result(1, &"x".repeat(60)))), None);
+        let whole = reply.settle(&RequestId::Number(2), Some(result(2, &"y".repeat(60)))).unwrap();
+        assert!(whole.starts_with('{') && whole.contains("1 of them did not fit"), "not even the error fits: {whole}");
     }
 }

@@ -8,7 +8,7 @@ mod engine;
 mod legacy;
 mod modern;
 
-pub(crate) use classify::{Answer, Classified, Delivery, Headers, Message, SessionUse, Status, parse};
-pub(crate) use connection::{Connection, Stream};
+pub(crate) use classify::{Answer, Classified, Delivery, Headers, Message, SessionUse, Status, batch, parse};
+pub(crate) use connection::{Batch, BatchReply, Connection, Entered, Stream};
 pub(crate) use engine::Engine;
 pub(crate) use legacy::CloseStream;

@@ -78,6 +78,24 @@ pub struct Options {
     pub task_ttl: Duration,
     /// Tasks: how often clients are told to poll (`pollIntervalMs`).
     pub task_poll_interval: Duration,
+    /// The most entries one JSON-RPC batch may hold (legacy 2025-03-26 batches); a larger batch is refused
+    /// whole with one `-32600`, before any entry runs.
+    pub max_batch_size: usize,
+    /// The most requests one connection runs at once (batch entries included; an open
+    /// `subscriptions/listen` holds its slot until it ends). More wait, unstarted: as many again are read
+    /// ahead (answers to the server's requests and cancellations are read meanwhile), and past that the
+    /// connection is not read until one starts. Wired on stdio.
+    pub max_in_flight_per_connection: usize,
+    /// The largest outbound message (one stdio line), in bytes; `None`: the inbound limit,
+    /// [`max_message_bytes`](Self::max_message_bytes). See [`Options::reply_limit`].
+    pub max_reply_bytes: Option<usize>,
+}
+
+impl Options {
+    /// The largest outbound message: a reply over it is replaced by a `-32603` error for its id.
+    pub fn reply_limit(&self) -> usize {
+        self.max_reply_bytes.unwrap_or(self.max_message_bytes)
+    }
 }
 
 impl Default for Options {
@@ -100,6 +118,10 @@ impl Default for Options {
             max_tasks: 1_000,
             task_ttl: Duration::from_secs(60 * 60),
             task_poll_interval: Duration::from_millis(500),
+            // go-ethereum's `--rpc.batch-request-limit` default; MCP clients rarely batch at all.
+            max_batch_size: 1_000,
+            max_in_flight_per_connection: 64,
+            max_reply_bytes: None,
         }
     }
 }
@@ -294,6 +316,31 @@ impl FastMcp {
     /// Tasks: the `pollIntervalMs` clients are given (default 500 ms, at least 1 ms).
     pub fn task_poll_interval(mut self, interval: Duration) -> Self {
         self.options.task_poll_interval = interval.max(Duration::from_millis(1));
+        self
+    }
+
+    /// The most entries one JSON-RPC batch may hold (default 1 000, at least 1). A larger batch gets one
+    /// `-32600` error naming the limit and none of its entries runs.
+    pub fn max_batch_size(mut self, entries: usize) -> Self {
+        self.options.max_batch_size = entries.max(1);
+        self
+    }
+
+    /// The most requests one connection runs at once (default 64, at least 1; stdio). Further requests wait
+    /// rather than fail: as many again are read and held, then the connection is not read until a slot
+    /// frees. Answers to the server's own requests and cancellations are read while requests wait.
+    pub fn max_in_flight_per_connection(mut self, requests: usize) -> Self {
+        // Counted in semaphore permits, taken up to this many at once in a `u32` (and at most
+        // `usize::MAX >> 3` of them on 32-bit targets).
+        self.options.max_in_flight_per_connection = requests.clamp(1, u32::MAX as usize >> 3);
+        self
+    }
+
+    /// The largest outbound message in bytes (default: [`max_message_bytes`](Self::max_message_bytes), at
+    /// least 1024). A reply over it becomes a `-32603` error for its request; other messages over it (a
+    /// giant log line) are dropped with a warning on stderr.
+    pub fn max_reply_bytes(mut self, bytes: usize) -> Self {
+        self.options.max_reply_bytes = Some(bytes.max(1024));
         self
     }
 

@@ -1,6 +1,7 @@
-//! Newline-delimited framing with a bound on message size.
+//! Newline-delimited framing with a bound on message size, both ways.
 
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::sync::mpsc;
 
 pub(crate) enum Line {
     Text(Vec<u8>),
@@ -57,6 +58,29 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     }
 }
 
+/// Writes each message as one line, flushing when no other is waiting. A message over `max` bytes is not
+/// written (a warning says so): replies were already replaced by errors that fit, so this only ever drops a
+/// notification or a request to the client too large for it, and no line the client reads outgrows `max`.
+pub(crate) async fn write_lines<W: AsyncWrite + Unpin>(
+    mut rx: mpsc::Receiver<String>,
+    writer: W,
+    max: usize,
+) -> std::io::Result<()> {
+    let mut out = BufWriter::new(writer);
+    while let Some(line) = rx.recv().await {
+        if line.len() > max {
+            tracing::warn!("dropped an outbound message of {} bytes, over the limit of {max}", line.len());
+        } else {
+            out.write_all(line.as_bytes()).await?;
+            out.write_all(b"\n").await?;
+        }
+        if rx.is_empty() {
+            out.flush().await?;
+        }
+    }
+    out.flush().await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,5 +101,17 @@ mod tests {
     async fn splits_bounds_and_recovers() {
         let got = lines(b"one\r\ntoolongline\ntwo\nlast", 8).await;
         assert_eq!(got, vec![Some(b"one".to_vec()), None, Some(b"two".to_vec()), Some(b"last".to_vec())]);
+    }
+
+    #[tokio::test]
+    async fn writes_lines_within_the_bound_only() {
+        let (tx, rx) = mpsc::channel(4);
+        for line in ["short", "much too long", "fits"] {
+            tx.send(line.to_owned()).await.unwrap();
+        }
+        drop(tx);
+        let mut out = Vec::new();
+        write_lines(rx, &mut out, 8).await.unwrap();
+        assert_eq!(out, b"short\nfits\n");
     }
 }

@@ -1,20 +1,67 @@
 //! stdio: newline-delimited JSON-RPC on a byte stream pair.
 //!
 //! stdout carries only protocol messages. Requests run concurrently (a slow tool never blocks `ping`), except
-//! those that change connection state. At end of input, running requests get a grace period to finish.
+//! those that change connection state, and at most `Options::max_in_flight_per_connection` at once
+//! (batch entries included). Two tasks share the work so a full connection neither drops requests nor
+//! deadlocks:
+//!
+//! - the reader takes every line as it comes: answers to the server's own requests and notifications
+//!   (cancellations) at once, requests into a queue that holds as many again as may run (a batch counts
+//!   its entries; one larger than that waits for the queue to empty);
+//! - the dispatcher starts queued requests in order, each when a slot frees.
+//!
+//! While the queue is full the reader stops, so the client's pipe fills and it is slowed down, not refused.
+//! A handler that waits for the client's answer while every slot is taken still gets it: the reader keeps
+//! reading until the queue is full too. At end of input, running and queued requests get a grace period to
+//! finish.
 
-use super::lines::{Line, LineReader};
+use super::lines::{Line, LineReader, write_lines};
 use crate::auth::AccessToken;
-use crate::era::{self, Connection, Engine, Message};
+use crate::era::{self, Batch, Connection, Engine, Entered, Message};
 use crate::protocol::{ErrorObject, error_json};
-use crate::server::Server;
+use crate::server::{Options, Server};
 use std::sync::Arc;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
-use tokio::sync::mpsc;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio::task::JoinSet;
 
 /// Outbound messages queued before writers wait: bounds memory when the client reads slowly.
 const OUTBOUND_QUEUE: usize = 1024;
+
+/// What the reader hands the dispatcher: requests entered (registered as in flight) when read, so a
+/// cancellation reaches them while they wait.
+enum Job {
+    Request(Entered),
+    /// A request that changes connection state: served alone, the reader waiting until it is done.
+    Alone(Entered, oneshot::Sender<()>),
+    Batch(Vec<Entered>, Arc<era::BatchReply>),
+}
+
+/// The reader's end of the dispatcher's queue, which holds at most `room`'s permits' worth of requests.
+struct Queue {
+    jobs: mpsc::UnboundedSender<(Job, OwnedSemaphorePermit)>,
+    room: Arc<Semaphore>,
+    max: usize,
+}
+
+impl Queue {
+    fn new(max: usize) -> (Self, mpsc::UnboundedReceiver<(Job, OwnedSemaphorePermit)>) {
+        let (jobs, queue) = mpsc::unbounded_channel();
+        (Self { jobs, room: Arc::new(Semaphore::new(max)), max }, queue)
+    }
+
+    /// Queues a job once there is room for its requests (back-pressure on the client); false if the
+    /// dispatcher is gone.
+    async fn push(&self, job: Job) -> bool {
+        let requests = match &job {
+            Job::Request(_) | Job::Alone(..) => 1,
+            Job::Batch(requests, _) => requests.len().min(self.max),
+        };
+        // `max` fits in a u32 (`FastMcp::max_in_flight_per_connection` clamps it); the semaphore is never closed.
+        let room = self.room.clone().acquire_many_owned(requests as u32).await.expect("the queue is never closed");
+        self.jobs.send((job, room)).is_ok()
+    }
+}
 
 /// Serves the connection; every request on it comes from `caller` (the process's verified token, if any).
 pub(crate) async fn serve<R, W>(
@@ -29,22 +76,56 @@ where
 {
     let options = server.options().clone();
     let (tx, rx) = mpsc::channel::<String>(OUTBOUND_QUEUE);
-    let writer = tokio::spawn(write_lines(rx, writer));
+    let writer = tokio::spawn(write_lines(rx, writer, options.reply_limit()));
     let conn = Arc::new(Connection::new(Engine::new(server), tx.clone(), true).with_caller(caller).with_shared_state());
     conn.forward_changes();
-    let mut lines = LineReader::new(reader, options.max_message_bytes);
-    let mut running = JoinSet::new();
+    let (jobs, queue) = Queue::new(options.max_in_flight_per_connection);
+    let mut dispatcher = tokio::spawn(dispatch(conn.clone(), queue, tx.clone()));
 
+    let read = read(&conn, reader, &options, &jobs, &tx).await;
+    drop(jobs);
+    // The client can no longer answer requests the server sent it.
+    conn.input_closed();
+    let drained = read.is_ok() && tokio::time::timeout(options.shutdown_grace, &mut dispatcher).await.is_ok();
+    if !drained {
+        if read.is_ok() {
+            tracing::warn!(
+                "input closed; {} request(s) still running after the grace period were stopped",
+                conn.running()
+            );
+        }
+        // Its requests are dropped with it.
+        dispatcher.abort();
+        let _ = dispatcher.await;
+    }
+    // The writer ends when the last sender is gone; the connection holds one for server-to-client requests.
+    drop(conn);
+    drop(tx);
+    writer.await.map_err(std::io::Error::other)??;
+    read
+}
+
+/// Reads lines until end of input, answering what needs no slot and queueing requests for the dispatcher.
+async fn read<R: AsyncRead + Unpin>(
+    conn: &Connection,
+    reader: R,
+    options: &Options,
+    jobs: &Queue,
+    tx: &mpsc::Sender<String>,
+) -> std::io::Result<()> {
+    let mut lines = LineReader::new(reader, options.max_message_bytes);
+    let refuse = |e: ErrorObject| async move {
+        let _ = tx.send(error_json(None, &e)).await;
+    };
     while let Some(line) = lines.next().await? {
-        while running.try_join_next().is_some() {}
         let text = match line {
             Line::Text(bytes) => bytes,
             Line::TooLong => {
-                let e = ErrorObject::invalid_request(format!(
+                refuse(ErrorObject::invalid_request(format!(
                     "message exceeds the server's limit of {} bytes (FastMcp::max_message_bytes)",
                     options.max_message_bytes
-                ));
-                let _ = tx.send(error_json(None, &e)).await;
+                )))
+                .await;
                 continue;
             }
         };
@@ -52,84 +133,109 @@ where
             Ok(t) if t.trim().is_empty() => continue,
             Ok(t) => t,
             Err(e) => {
-                let _ = tx.send(error_json(None, &ErrorObject::parse_error(e))).await;
+                refuse(ErrorObject::parse_error(e)).await;
                 continue;
             }
         };
-        if text.trim_start().starts_with('[') {
-            match serde_json::from_str::<Vec<Box<serde_json::value::RawValue>>>(text) {
-                Ok(items) if !items.is_empty() => {
-                    let (conn, tx) = (conn.clone(), tx.clone());
+        let job = if text.trim_start().starts_with('[') {
+            match era::batch(text, options.max_batch_size).map(|items| conn.open_batch(items)) {
+                Err(e) => {
+                    refuse(e).await;
+                    continue;
+                }
+                Ok(Batch::Answered(reply)) => {
+                    if let Some(reply) = reply {
+                        let _ = tx.send(reply).await;
+                    }
+                    continue;
+                }
+                Ok(Batch::Run { requests, reply }) => Job::Batch(requests, reply),
+            }
+        } else {
+            match era::parse(text, None) {
+                Err(rejected) => {
+                    let _ = tx.send(error_json(rejected.id.as_ref(), &rejected.error)).await;
+                    continue;
+                }
+                Ok(Message::Notification(note)) => {
+                    conn.notification(note);
+                    continue;
+                }
+                Ok(Message::Response { id, outcome }) => {
+                    conn.response(&id, outcome);
+                    continue;
+                }
+                Ok(Message::Request(req)) if req.is_sequential() => {
+                    let (done, served) = oneshot::channel();
+                    if !jobs.push(Job::Alone(conn.enter(*req), done)).await {
+                        break;
+                    }
+                    let _ = served.await;
+                    continue;
+                }
+                Ok(Message::Request(req)) => Job::Request(conn.enter(*req)),
+            }
+        };
+        if !jobs.push(job).await {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Starts queued requests in order, each in a slot of the connection; ends when the reader is done and
+/// every request it started has finished.
+async fn dispatch(
+    conn: Arc<Connection>,
+    mut queue: mpsc::UnboundedReceiver<(Job, OwnedSemaphorePermit)>,
+    tx: mpsc::Sender<String>,
+) {
+    let mut running = JoinSet::new();
+    // `_room` makes room in the queue once the job's requests have all started.
+    while let Some((job, _room)) = queue.recv().await {
+        match job {
+            // The slot is held until the reply is handed to the writer: a client that does not read its
+            // replies gets no more work done.
+            Job::Request(req) => {
+                let slot = slot(&conn, &mut running).await;
+                let (conn, tx) = (conn.clone(), tx.clone());
+                running.spawn(async move {
+                    if let Some(line) = conn.reply(req).await {
+                        let _ = tx.send(line).await;
+                    }
+                    drop(slot);
+                });
+            }
+            // No slot: nothing else is read while it runs, and it must not wait behind requests that wait
+            // for the client.
+            Job::Alone(req, done) => {
+                if let Some(line) = conn.reply(req).await {
+                    let _ = tx.send(line).await;
+                }
+                let _ = done.send(());
+            }
+            Job::Batch(requests, reply) => {
+                for req in requests {
+                    let slot = slot(&conn, &mut running).await;
+                    let (conn, tx, reply) = (conn.clone(), tx.clone(), reply.clone());
                     running.spawn(async move {
-                        if let Some(replies) = conn.batch(items).await {
-                            let _ = tx.send(replies).await;
+                        let id = req.id().clone();
+                        let line = conn.reply(req).await;
+                        drop(slot);
+                        if let Some(whole) = reply.settle(&id, line) {
+                            let _ = tx.send(whole).await;
                         }
                     });
                 }
-                Ok(_) => {
-                    let e = ErrorObject::invalid_request("an empty batch");
-                    let _ = tx.send(error_json(None, &e)).await;
-                }
-                Err(e) => {
-                    let e = if e.is_syntax() || e.is_eof() {
-                        ErrorObject::parse_error(e)
-                    } else {
-                        ErrorObject::invalid_request("a batch is an array of JSON-RPC messages")
-                    };
-                    let _ = tx.send(error_json(None, &e)).await;
-                }
             }
-            continue;
-        }
-        match era::parse(text, None) {
-            Err(rejected) => {
-                let _ = tx.send(error_json(rejected.id.as_ref(), &rejected.error)).await;
-            }
-            Ok(Message::Request(req)) if req.is_sequential() => {
-                if let Some(line) = conn.serve(*req, None).await {
-                    let _ = tx.send(line).await;
-                }
-            }
-            Ok(Message::Request(req)) => {
-                let (conn, tx) = (conn.clone(), tx.clone());
-                running.spawn(async move {
-                    if let Some(line) = conn.serve(*req, None).await {
-                        let _ = tx.send(line).await;
-                    }
-                });
-            }
-            Ok(Message::Notification(note)) => conn.notification(note),
-            Ok(Message::Response { id, outcome }) => conn.response(&id, outcome),
         }
     }
-
-    // The client can no longer answer requests the server sent it.
-    conn.input_closed();
-    if !running.is_empty() {
-        let drained =
-            tokio::time::timeout(options.shutdown_grace, async { while running.join_next().await.is_some() {} });
-        if drained.await.is_err() {
-            tracing::warn!(
-                "input closed; {} request(s) still running after the grace period were stopped",
-                running.len()
-            );
-        }
-    }
-    running.shutdown().await;
-    // The writer ends when the last sender is gone; the connection holds one for server-to-client requests.
-    drop(conn);
-    drop(tx);
-    writer.await.map_err(std::io::Error::other)?
+    while running.join_next().await.is_some() {}
 }
 
-async fn write_lines<W: AsyncWrite + Unpin>(mut rx: mpsc::Receiver<String>, writer: W) -> std::io::Result<()> {
-    let mut out = BufWriter::new(writer);
-    while let Some(line) = rx.recv().await {
-        out.write_all(line.as_bytes()).await?;
-        out.write_all(b"\n").await?;
-        if rx.is_empty() {
-            out.flush().await?;
-        }
-    }
-    out.flush().await
+/// A slot for one more request, once the finished ones are reaped: a task keeps its memory until joined.
+async fn slot(conn: &Connection, running: &mut JoinSet<()>) -> OwnedSemaphorePermit {
+    let slot = conn.slot().await;
+    while running.try_join_next().is_some() {}
+    slot
 }
