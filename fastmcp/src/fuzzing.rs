@@ -8,7 +8,7 @@ use crate::server::Server;
 use std::sync::Arc;
 use tokio::io::AsyncRead;
 
-pub use crate::flow::form::{Bound, Choice, ElicitChoice, FieldOptions, Format, FormField, select_from_value};
+pub use crate::flow::form::{Bound, Choice, ElicitChoice, FieldOptions, FormField, Format, select_from_value};
 pub use crate::protocol::Inbound;
 pub use crate::protocol::param_headers::{decode as decode_param_header, encode as encode_param_header};
 pub use crate::state::{ArgumentsDigest, Binding, Method, RequestStateConfig, StateCodec, StateError, StateKeys};
@@ -67,11 +67,22 @@ pub enum Admission {
     Notification,
     Response,
     /// A request the legacy adapter serves (`probe`: `server/discover` without the envelope).
-    Legacy { probe: bool, method: String },
+    Legacy {
+        probe: bool,
+        method: String,
+    },
     /// A modern request that passed every check, with the `_meta` it was classified with.
-    Admitted { id: RequestId, method: String, meta: JsonObject },
+    Admitted {
+        id: RequestId,
+        method: String,
+        meta: JsonObject,
+    },
     /// A modern request refused before anything ran: the error response's text and its status.
-    Refused { json: String, status: AnswerStatus, meta: JsonObject },
+    Refused {
+        json: String,
+        status: AnswerStatus,
+        meta: JsonObject,
+    },
 }
 
 /// One endpoint's era adapters over a built server.

@@ -143,15 +143,26 @@ fn within(property: &Map<String, Value>, n: &serde_json::Number) -> bool {
     property.get("minimum").is_none_or(|b| cmp(b, true)) && property.get("maximum").is_none_or(|b| cmp(b, false))
 }
 
+/// [`within`] for a number field, which compares as `f64` (a bound past 2^53 is as exact as the float).
+fn within_f64(property: &Map<String, Value>, f: f64) -> bool {
+    property.get("minimum").and_then(Value::as_f64).is_none_or(|m| f >= m)
+        && property.get("maximum").and_then(Value::as_f64).is_none_or(|m| f <= m)
+}
+
 fn integral(n: &serde_json::Number) -> bool {
     n.as_i128().is_some() || n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() < 1.7e38)
 }
 
-fn check_integer<T: FormField + Into<i128> + std::fmt::Debug>(value: Value, options: &FieldOptions) {
+/// The schema leaves out a type's own limits where no JSON number holds them exactly (`i64`'s), so the
+/// type's range is checked besides the property.
+fn check_integer<T: FormField + Into<i128> + std::fmt::Debug>(value: Value, options: &FieldOptions, range: (i128, i128)) {
     let property = T::property(options);
     let result = T::from_value(value.clone(), options);
+    let as_int = |n: &serde_json::Number| n.as_i128().or_else(|| n.as_f64().map(|f| f as i128));
     let allowed = match &value {
-        Value::Number(n) => integral(n) && within(&property, n),
+        Value::Number(n) => {
+            integral(n) && within(&property, n) && as_int(n).is_some_and(|i| range.0 <= i && i <= range.1)
+        }
         _ => false,
     };
     match result {
@@ -169,7 +180,7 @@ fn check_float<T: FormField + Into<f64> + std::fmt::Debug>(value: Value, options
     let property = T::property(options);
     let result = T::from_value(value.clone(), options);
     let allowed = match &value {
-        Value::Number(n) => n.as_f64().unwrap().abs() <= type_max && within(&property, n),
+        Value::Number(n) => n.as_f64().unwrap().abs() <= type_max && within_f64(&property, n.as_f64().unwrap()),
         _ => false,
     };
     match result {
@@ -210,11 +221,11 @@ fuzz_target!(|input: (Kind, Options, Answer)| {
     match kind {
         Kind::Text => check_text(value, &options),
         Kind::Flag => assert_eq!(bool::from_value(value.clone(), &options).ok(), value.as_bool()),
-        Kind::U8 => check_integer::<u8>(value, &options),
-        Kind::I32 => check_integer::<i32>(value, &options),
-        Kind::I64 => check_integer::<i64>(value, &options),
-        Kind::U64 => check_integer::<u64>(value, &options),
-        Kind::I128 => check_integer::<i128>(value, &options),
+        Kind::U8 => check_integer::<u8>(value, &options, (u8::MIN as i128, u8::MAX as i128)),
+        Kind::I32 => check_integer::<i32>(value, &options, (i32::MIN as i128, i32::MAX as i128)),
+        Kind::I64 => check_integer::<i64>(value, &options, (i64::MIN as i128, i64::MAX as i128)),
+        Kind::U64 => check_integer::<u64>(value, &options, (u64::MIN as i128, u64::MAX as i128)),
+        Kind::I128 => check_integer::<i128>(value, &options, (i128::MIN as i128, i128::MAX as i128)),
         Kind::F32 => check_float::<f32>(value, &options, f64::from(f32::MAX)),
         Kind::F64 => check_float::<f64>(value, &options, f64::MAX),
         Kind::Select => {

@@ -282,7 +282,10 @@ mod tests {
     /// answered `-32600`, though JSON-RPC gives `-32700` to anything that is not JSON.
     #[test]
     fn text_that_is_not_json_is_a_parse_error_even_when_its_shape_fails_first() {
-        assert_eq!(code("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]\n{\"jsonrpc\":\"2.0\"}"), codes::PARSE_ERROR);
+        assert_eq!(
+            code("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]\n{\"jsonrpc\":\"2.0\"}"),
+            codes::PARSE_ERROR
+        );
         assert_eq!(code(r#"{"id":1,"id":2,"#), codes::PARSE_ERROR);
         // JSON of the wrong shape is still an invalid request.
         assert_eq!(code(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#), codes::INVALID_REQUEST);
