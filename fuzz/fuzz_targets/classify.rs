@@ -67,7 +67,10 @@ enum MetaValue {
 #[derive(Debug, Arbitrary)]
 enum HeaderValue {
     /// What the body says for this header (a version, the method, the name, the argument), maybe encoded.
-    Mirror { base64: bool, pad: bool },
+    Mirror {
+        base64: bool,
+        pad: bool,
+    },
     Text(String),
     Bytes(Vec<u8>),
 }
@@ -119,7 +122,8 @@ fn build(body: &Body) -> String {
         params.insert("_meta".into(), Value::Object(meta));
     }
     if let Some(args) = args {
-        let args: Map<String, Value> = args.iter().map(|(k, Json(v))| (pick(&ARGS, *k).to_owned(), v.clone())).collect();
+        let args: Map<String, Value> =
+            args.iter().map(|(k, Json(v))| (pick(&ARGS, *k).to_owned(), v.clone())).collect();
         params.insert("arguments".into(), Value::Object(args));
     }
     let mut message = json!({"jsonrpc": "2.0", "method": method, "params": params});
@@ -202,7 +206,9 @@ fn check(text_in: &str, headers: Option<&HeaderList>) {
                 assert_eq!(text(h, "mcp-method"), Some(method.as_str()), "{text_in} {h:?}");
                 let body = body.expect("an admitted request is JSON");
                 if method == "tools/call" && body["params"]["name"] == "route" {
-                    for (header, arg) in [("mcp-param-region", "region"), ("mcp-param-count", "count"), ("mcp-param-dry", "dry")] {
+                    for (header, arg) in
+                        [("mcp-param-region", "region"), ("mcp-param-count", "count"), ("mcp-param-dry", "dry")]
+                    {
                         let arg = &body["params"]["arguments"][arg];
                         let sent = h.0.iter().find(|(n, _)| n == header).map(|(_, v)| v.as_slice());
                         match (sent, arg) {
@@ -221,10 +227,7 @@ fn check(text_in: &str, headers: Option<&HeaderList>) {
         Admission::Refused { json, status, meta } => {
             let answer: Value = serde_json::from_str(&json).expect("the answer is JSON");
             let code = answer["error"]["code"].as_i64().expect("an error code");
-            assert!(
-                header_modern || claims_modern(&meta),
-                "refused as modern without a claim: {text_in}"
-            );
+            assert!(header_modern || claims_modern(&meta), "refused as modern without a claim: {text_in}");
             match status {
                 AnswerStatus::BadRequest => {
                     assert!(matches!(code, -32020 | -32022 | -32602), "400 with {code}: {json}")

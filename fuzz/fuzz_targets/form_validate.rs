@@ -67,7 +67,9 @@ impl Options {
         FieldOptions {
             min_length: self.min_length.map(u64::from),
             max_length: self.max_length.map(u64::from),
-            format: self.format.map(|f| [Format::Email, Format::Uri, Format::Date, Format::DateTime][usize::from(f % 4)]),
+            format: self
+                .format
+                .map(|f| [Format::Email, Format::Uri, Format::Date, Format::DateTime][usize::from(f % 4)]),
             minimum: self.minimum.as_ref().and_then(bound),
             maximum: self.maximum.as_ref().and_then(bound),
             min_items: self.min_items.map(u64::from),
@@ -91,7 +93,9 @@ enum Kind {
     Select,
     MultiSelect,
     /// Through `take`, as the generated code reads a field from the answer object.
-    OptionalText { present: bool },
+    OptionalText {
+        present: bool,
+    },
 }
 
 #[derive(Debug, Arbitrary)]
@@ -155,7 +159,11 @@ fn integral(n: &serde_json::Number) -> bool {
 
 /// The schema leaves out a type's own limits where no JSON number holds them exactly (`i64`'s), so the
 /// type's range is checked besides the property.
-fn check_integer<T: FormField + Into<i128> + std::fmt::Debug>(value: Value, options: &FieldOptions, range: (i128, i128)) {
+fn check_integer<T: FormField + Into<i128> + std::fmt::Debug>(
+    value: Value,
+    options: &FieldOptions,
+    range: (i128, i128),
+) {
     let property = T::property(options);
     let result = T::from_value(value.clone(), options);
     let as_int = |n: &serde_json::Number| n.as_i128().or_else(|| n.as_f64().map(|f| f as i128));

@@ -111,10 +111,7 @@ fuzz_target!(|data: &[u8]| {
                     assert_eq!(resumed.locals_json(), serde_json::to_string(&locals).unwrap());
                 }
                 Err(_) => {
-                    assert!(
-                        edited != token || !*in_ring || other_tool,
-                        "a genuine token was refused"
-                    );
+                    assert!(edited != token || !*in_ring || other_tool, "a genuine token was refused");
                 }
             }
             // Expired: a minute past the default TTL nothing opens.

@@ -16,7 +16,9 @@ use std::collections::BTreeMap;
 enum Piece {
     Literal(String),
     /// `{name}`, `{+name}` (reserved) or `{name*}` (explode): operator 0, 1, 2.
-    Var { operator: u8 },
+    Var {
+        operator: u8,
+    },
 }
 
 #[derive(Debug, Arbitrary)]
@@ -100,17 +102,18 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         Input::Built { pieces, query, values } => {
-            let built = build(&pieces, query);
+            // Bounded so one execution stays cheap: matching is quadratic in the URI where variables touch.
+            let built = build(&pieces[..pieces.len().min(8)], query);
             let template = UriTemplate::parse(&built.template).expect("a built template parses");
             // Values for every variable (path ones non-empty, as the matcher requires); some query ones left out.
             let mut values = values.into_iter().cycle();
             let mut vars = BTreeMap::new();
             for name in built.parts.iter().filter_map(|(n, _)| n.as_ref()) {
-                let v: String = values.next().unwrap_or_default();
+                let v: String = values.next().unwrap_or_default().chars().take(16).collect();
                 vars.insert(name.clone(), if v.is_empty() { "x".to_owned() } else { v });
             }
             for (i, q) in built.query.iter().enumerate() {
-                if let Some(v) = values.next().filter(|_| i % 2 == 0) {
+                if let Some(v) = values.next().filter(|_| i % 2 == 0).map(|v| v.chars().take(16).collect()) {
                     vars.insert(q.clone(), v);
                 }
             }
@@ -129,6 +132,7 @@ fuzz_target!(|data: &[u8]| {
 
 /// Whether two variables touch (no literal text between them): then one text has several splits.
 fn has_adjacent_vars(built: &Built) -> bool {
-    let parts: Vec<bool> = built.parts.iter().filter(|(n, l)| n.is_some() || !l.is_empty()).map(|(n, _)| n.is_some()).collect();
+    let parts: Vec<bool> =
+        built.parts.iter().filter(|(n, l)| n.is_some() || !l.is_empty()).map(|(n, _)| n.is_some()).collect();
     parts.windows(2).any(|w| w[0] && w[1])
 }

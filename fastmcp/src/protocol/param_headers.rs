@@ -193,3 +193,6 @@ mod value_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod proptests;

@@ -220,3 +220,6 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod proptests;
