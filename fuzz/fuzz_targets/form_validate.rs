@@ -229,11 +229,11 @@ fuzz_target!(|input: (Kind, Options, Answer)| {
     match kind {
         Kind::Text => check_text(value, &options),
         Kind::Flag => assert_eq!(bool::from_value(value.clone(), &options).ok(), value.as_bool()),
-        Kind::U8 => check_integer::<u8>(value, &options, (u8::MIN as i128, u8::MAX as i128)),
-        Kind::I32 => check_integer::<i32>(value, &options, (i32::MIN as i128, i32::MAX as i128)),
-        Kind::I64 => check_integer::<i64>(value, &options, (i64::MIN as i128, i64::MAX as i128)),
-        Kind::U64 => check_integer::<u64>(value, &options, (u64::MIN as i128, u64::MAX as i128)),
-        Kind::I128 => check_integer::<i128>(value, &options, (i128::MIN as i128, i128::MAX as i128)),
+        Kind::U8 => check_integer::<u8>(value, &options, (u8::MIN.into(), u8::MAX.into())),
+        Kind::I32 => check_integer::<i32>(value, &options, (i32::MIN.into(), i32::MAX.into())),
+        Kind::I64 => check_integer::<i64>(value, &options, (i64::MIN.into(), i64::MAX.into())),
+        Kind::U64 => check_integer::<u64>(value, &options, (u64::MIN.into(), u64::MAX.into())),
+        Kind::I128 => check_integer::<i128>(value, &options, (i128::MIN, i128::MAX)),
         Kind::F32 => check_float::<f32>(value, &options, f64::from(f32::MAX)),
         Kind::F64 => check_float::<f64>(value, &options, f64::MAX),
         Kind::Select => {
