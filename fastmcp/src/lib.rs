@@ -32,6 +32,14 @@ pub mod context;
 mod era;
 pub mod error;
 pub mod flow;
+/// The internal parsers the fuzz targets in `fuzz/` call. Not public API: present only with `fuzzing`.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod __fuzz {
+    pub use crate::fuzzing::*;
+}
+#[cfg(feature = "fuzzing")]
+mod fuzzing;
 pub mod handler;
 mod ids;
 mod macro_support;

@@ -49,6 +49,8 @@ pub const FASTMCP: &[(&str, &str)] = &[
     ("error", "0.1"),
     ("state", "0.2"),
     ("schema", "0.2"),
+    // The fuzz targets' entry (feature `fuzzing`): reaches into every layer, so it sits above them all.
+    ("fuzzing", "8"),
     // 1: what handler bodies compile to.
     ("flow", "1"),
     // 2: the request's Context, which reaches the client only through traits the layers above implement.

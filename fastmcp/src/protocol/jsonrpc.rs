@@ -167,6 +167,11 @@ impl Inbound {
             Err(e) if e.is_syntax() || e.is_eof() => {
                 return Err(Rejected { id: None, error: ErrorObject::parse_error(e) });
             }
+            // The envelope's shape is refused before the end of the text is read (`[{…}] x`, a repeated
+            // key before a syntax error), so whether the text is JSON at all is asked apart.
+            Err(_) if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) => {
+                return Err(Rejected { id: None, error: ErrorObject::parse_error(e) });
+            }
             Err(_) => {
                 return Err(Rejected {
                     id: None,
@@ -263,4 +268,28 @@ pub fn error_json(id: Option<&RequestId>, error: &ErrorObject) -> String {
 /// Renders a notification's JSON text.
 pub fn notification_json<P: Serialize>(method: &str, params: P) -> serde_json::Result<String> {
     serde_json::to_string(&OutboundMessage { jsonrpc: "2.0", id: None, method, params: Some(params) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(text: &str) -> i32 {
+        Inbound::parse(text).expect_err("refused").error.code
+    }
+
+    /// Found by the `jsonrpc` fuzz target: text whose envelope shape fails before its syntax does was
+    /// answered `-32600`, though JSON-RPC gives `-32700` to anything that is not JSON.
+    #[test]
+    fn text_that_is_not_json_is_a_parse_error_even_when_its_shape_fails_first() {
+        assert_eq!(
+            code("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]\n{\"jsonrpc\":\"2.0\"}"),
+            codes::PARSE_ERROR
+        );
+        assert_eq!(code(r#"{"id":1,"id":2,"#), codes::PARSE_ERROR);
+        // JSON of the wrong shape is still an invalid request.
+        assert_eq!(code(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#), codes::INVALID_REQUEST);
+        assert_eq!(code(r#"{"id":1,"id":2}"#), codes::INVALID_REQUEST);
+        assert_eq!(code("\"text\""), codes::INVALID_REQUEST);
+    }
 }

@@ -216,3 +216,6 @@ mod value_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod proptests;

@@ -15,6 +15,8 @@ mod pagination;
 pub(crate) mod registry;
 mod running;
 mod uri_template;
+#[cfg(feature = "fuzzing")]
+pub(crate) use uri_template::UriTemplate;
 
 pub use crate::protocol::ListChanged;
 pub use builder::{FastMcp, HttpOptions, Options, Transport};

@@ -493,4 +493,6 @@ fn fresh_nonce(nonce: &mut [u8]) -> Result<(), StateError> {
 }
 
 #[cfg(test)]
+mod proptests;
+#[cfg(test)]
 mod tests;

@@ -5,3 +5,5 @@
 pub mod http;
 mod lines;
 pub(crate) mod stdio;
+#[cfg(feature = "fuzzing")]
+pub(crate) use lines::{Line, LineReader};

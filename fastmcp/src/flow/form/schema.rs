@@ -77,8 +77,9 @@ fn floor_int(f: f64) -> i128 {
 pub(super) fn integer(options: &FieldOptions, type_min: i128, type_max: i128) -> JsonObject {
     let (min, max) = int_bounds(options, type_min, type_max);
     let mut p = base("integer", options);
-    let show_min = options.minimum.is_some() || min.abs() <= MAX_SAFE_INTEGER;
-    let show_max = options.maximum.is_some() || max.abs() <= MAX_SAFE_INTEGER;
+    // `unsigned_abs`: `i128::MIN` has no `abs` (an `i128` field's own lower limit).
+    let show_min = options.minimum.is_some() || min.unsigned_abs() <= MAX_SAFE_INTEGER.unsigned_abs();
+    let show_max = options.maximum.is_some() || max.unsigned_abs() <= MAX_SAFE_INTEGER.unsigned_abs();
     put(&mut p, "minimum", show_min.then(|| int_value(min)));
     put(&mut p, "maximum", show_max.then(|| int_value(max)));
     p
@@ -242,6 +243,16 @@ mod tests {
         );
         assert_eq!(
             Value::Object(<i64 as FormField>::property(&FieldOptions::NONE)),
+            serde_json::json!({"type": "integer"})
+        );
+    }
+
+    /// Found by the `form_validate` fuzz target: an `i128` field's schema took `i128::MIN.abs()`, which
+    /// overflows (a panic where overflow checks are on).
+    #[test]
+    fn an_i128_field_has_a_schema() {
+        assert_eq!(
+            Value::Object(<i128 as FormField>::property(&FieldOptions::NONE)),
             serde_json::json!({"type": "integer"})
         );
     }
