@@ -80,6 +80,12 @@ async fn legacy_error_codes() {
     let nf = c.request("resources/read", json!({"uri": "quickstart://nope"})).await;
     assert_eq!(code(&nf), -32002, "legacy resource-not-found code");
     assert_eq!(nf["error"]["data"]["uri"], "quickstart://nope");
+    // Templates match URIs up to `max_uri_bytes` (8 KiB): matching costs more than linear time in the length.
+    let name = "a".repeat(8 * 1024 - "quickstart://greeting/".len());
+    let at_limit = c.request("resources/read", json!({"uri": format!("quickstart://greeting/{name}")})).await;
+    assert!(at_limit["result"]["contents"][0]["text"].as_str().is_some_and(|t| t.contains(&name)), "{at_limit:.300}");
+    let over = c.request("resources/read", json!({"uri": format!("quickstart://greeting/{name}a")})).await;
+    assert_eq!(code(&over), -32002, "too long for any template: {over:.300}");
 
     // Input validation failures are tool results the model can read, not protocol errors.
     let bad = c.request("tools/call", json!({"name": "greet", "arguments": {"name": 5}})).await;

@@ -89,6 +89,10 @@ pub struct Options {
     /// The largest outbound message (one stdio line), in bytes; `None`: the inbound limit,
     /// [`max_message_bytes`](Self::max_message_bytes). See [`Options::reply_limit`].
     pub max_reply_bytes: Option<usize>,
+    /// The longest URI a resource template is matched against, in bytes; a longer one reaches no template
+    /// ("resource not found"). Matching a template with several variables costs more than linear time in
+    /// the URI's length.
+    pub max_uri_bytes: usize,
 }
 
 impl Options {
@@ -122,6 +126,7 @@ impl Default for Options {
             max_batch_size: 1_000,
             max_in_flight_per_connection: 64,
             max_reply_bytes: None,
+            max_uri_bytes: 8 * 1024,
         }
     }
 }
@@ -341,6 +346,14 @@ impl FastMcp {
     /// giant log line) are dropped with a warning on stderr.
     pub fn max_reply_bytes(mut self, bytes: usize) -> Self {
         self.options.max_reply_bytes = Some(bytes.max(1024));
+        self
+    }
+
+    /// The longest URI matched against resource templates (default 8 KiB, as common HTTP servers cap a
+    /// request line): a longer one reaches no template and is "resource not found". Exact resource URIs are
+    /// looked up whatever their length.
+    pub fn max_uri_bytes(mut self, bytes: usize) -> Self {
+        self.options.max_uri_bytes = bytes;
         self
     }
 

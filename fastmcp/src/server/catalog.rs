@@ -89,7 +89,7 @@ impl Catalog {
             prompts: served(&self.prompts, &self.filter),
             resources: served(&self.resources, &self.filter),
         };
-        Registry::build(&registration, options.page_size, &options.cache, chain)
+        Registry::build(&registration, options, chain)
     }
 
     /// Adds a component after those registered; one of the same name (or URI) is an error, enabled or not.

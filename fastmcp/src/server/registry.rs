@@ -2,7 +2,8 @@
 //! whole from the [`Catalog`](super::catalog::Catalog) and never changed after. A change to what the server
 //! serves builds the next registry and swaps it in (see [`Server::add_tool`](super::Server::add_tool)).
 
-use super::cache::{self, CacheHints, Cached};
+use super::Options;
+use super::cache::{self, Cached};
 use super::call::List;
 use super::middleware::Chain;
 use super::pagination;
@@ -166,12 +167,15 @@ pub(crate) struct Registry {
     pub restricted: bool,
     /// What the server declares, following what is registered.
     pub capabilities: ServerCapabilities,
+    /// Longer URIs match no template ([`Options::max_uri_bytes`](super::Options::max_uri_bytes)).
+    pub max_uri_bytes: usize,
 }
 
 impl Registry {
     /// Reads every definition once, checks names are unique and templates parse, and serializes the pages;
     /// each entry's requests go through `served` (the server's middleware), then its mounts'.
-    pub fn build(reg: &Registration, page_size: usize, cache: &CacheHints, served: &Chain) -> Result<Self, Error> {
+    pub fn build(reg: &Registration, options: &Options, served: &Chain) -> Result<Self, Error> {
+        let (page_size, cache) = (options.page_size, &options.cache);
         let mut problems = Vec::new();
         let hint = |caching: Caching, op: Cached| cache::item_hint(caching.ttl, caching.scope, cache.get(op));
 
@@ -268,6 +272,7 @@ impl Registry {
             resources,
             templates,
             capabilities: ServerCapabilities::default(),
+            max_uri_bytes: options.max_uri_bytes,
         };
         registry.capabilities = registry.declared();
         Ok(registry)
@@ -313,6 +318,10 @@ impl Registry {
         if let Some(entry) = self.resources.get(uri) {
             let (handler, access, hint, chain) = (&entry.handler, entry.access, entry.hint, &entry.chain);
             return Some(Resolved { handler, variables: BTreeMap::new(), access, hint, chain });
+        }
+        // Matching a template costs more as the URI grows: past the limit, none is tried.
+        if uri.len() > self.max_uri_bytes {
+            return None;
         }
         self.templates.iter().find_map(|t| {
             let variables = t.template.match_uri(uri)?;
