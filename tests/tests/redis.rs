@@ -274,3 +274,57 @@ async fn listeners_are_refused_while_redis_is_down_and_hear_changes_again_once_i
     .expect("a change reached the listener after the restart");
     assert_eq!(reached["method"], "notifications/tools/list_changed", "{reached}");
 }
+
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+/// A modern request to `s` from a client that opted into tasks; the whole response.
+async fn task_request(s: &HttpServer, id: i64, method: &str, params: Value) -> Value {
+    let capabilities = json!({"elicitation": {}, "extensions": { TASKS: {} }});
+    s.modern_declaring(id, method, params, capabilities).await.response()
+}
+
+/// Polls `tasks/get` on `s` until the task's status is `status`.
+async fn until_status(s: &HttpServer, task_id: &Value, status: &str) -> Value {
+    tokio::time::timeout(WAIT, async {
+        loop {
+            let r = task_request(s, 99, "tasks/get", json!({"taskId": task_id})).await;
+            assert!(r.get("error").is_none(), "{r}");
+            if r["result"]["status"] == status {
+                return r["result"].clone();
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("the task never became {status}"))
+}
+
+#[tokio::test]
+async fn a_task_made_on_one_replica_is_polled_answered_and_cancelled_on_another() {
+    let redis = RedisServer::start().await;
+    let (a, b) = (replica("everything", &redis).await, replica("everything", &redis).await);
+
+    // Made on A (its runner runs there), waiting for input: B shows the request and takes the answer.
+    let created =
+        task_request(&a, 1, "tools/call", json!({"name": "confirm_delete", "arguments": {"filename": "f"}})).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let task_id = created["result"]["taskId"].clone();
+    let waiting = until_status(&b, &task_id, "input_required").await;
+    let key = waiting["inputRequests"].as_object().expect("input requests").keys().next().unwrap().clone();
+    let answer = json!({ key: {"action": "accept", "content": {"confirm": true}} });
+    let updated = task_request(&b, 2, "tasks/update", json!({"taskId": task_id, "inputResponses": answer})).await;
+    assert!(updated.get("error").is_none(), "{updated}");
+    let done = until_status(&b, &task_id, "completed").await;
+    assert_eq!(first_text(&done["result"]), "Deleted f", "{done}");
+
+    // A long one made on A, cancelled on B: both see it cancelled, and it stays so.
+    let slow = task_request(&a, 3, "tools/call", json!({"name": "slow_compute", "arguments": {"seconds": 600}})).await;
+    let slow_id = slow["result"]["taskId"].clone();
+    let cancelled = task_request(&b, 4, "tasks/cancel", json!({"taskId": slow_id})).await;
+    assert!(cancelled.get("error").is_none(), "{cancelled}");
+    until_status(&a, &slow_id, "cancelled").await;
+
+    // A task id another replica never heard of is unknown there too.
+    let unknown = task_request(&b, 5, "tasks/get", json!({"taskId": "0123456789abcdef0123456789abcdef"})).await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+}

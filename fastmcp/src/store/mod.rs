@@ -134,10 +134,5 @@ pub(crate) fn feed(tx: &mpsc::Sender<Event>, event: Event, lagging: &mut bool) -
     }
 }
 
-/// A ttl in whole milliseconds, at least 1 (a zero ttl would mean "forever" to some backends).
-pub(crate) fn ttl_ms(ttl: Duration) -> u64 {
-    u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1)
-}
-
 #[cfg(test)]
 mod tests;

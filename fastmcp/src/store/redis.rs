@@ -6,7 +6,7 @@
 //! Each subscription has its own pub/sub connection and reconnect loop. Every call is bounded by the
 //! configured timeouts; a failure is a [`StoreError`], never a hang.
 
-use super::{Event, Store, StoreError, StoreFuture, Subscription, feed, ttl_ms};
+use super::{Event, Store, StoreError, StoreFuture, Subscription, feed};
 use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use futures_util::StreamExt as _;
 use std::time::Duration;
@@ -94,6 +94,11 @@ impl RedisStore {
         let mut connection = self.connection().await?;
         cmd.query_async(&mut connection).await.map_err(redis_error)
     }
+}
+
+/// A ttl in whole milliseconds, at least 1 (a zero ttl would mean "forever" to some backends).
+fn ttl_ms(ttl: Duration) -> u64 {
+    u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1)
 }
 
 fn redis_error(e: ::redis::RedisError) -> StoreError {
