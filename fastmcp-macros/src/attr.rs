@@ -24,6 +24,8 @@ pub struct Options {
     pub destructive: Option<bool>,
     pub idempotent: Option<bool>,
     pub open_world: Option<bool>,
+    /// `once`: the final round of the flow runs at most once per token (implied by `destructive`).
+    pub once: Option<bool>,
     /// `timeout = "30s"`: how long one round of a tool call may run, in milliseconds.
     pub timeout_ms: Option<u64>,
     /// `task = "optional"`: whether the tool's calls may run as tasks.
@@ -126,6 +128,7 @@ impl Kind {
                 "destructive",
                 "idempotent",
                 "open_world",
+                "once",
                 "timeout",
                 "task",
                 "scopes",
@@ -223,6 +226,7 @@ impl Options {
             "destructive" => self.destructive = flag(cx, key, meta),
             "idempotent" => self.idempotent = flag(cx, key, meta),
             "open_world" => self.open_world = flag(cx, key, meta),
+            "once" => self.once = flag(cx, key, meta),
             "timeout" => self.timeout_ms = string(cx, key, meta).and_then(|lit| duration_ms(cx, key, &lit, 1)),
             // `ttl = "0s"`: stale at once, a component that must not be cached under a longer default.
             "ttl" => self.ttl_ms = string(cx, key, meta).and_then(|lit| duration_ms(cx, key, &lit, 0)),

@@ -16,6 +16,7 @@ pub fn run(cx: &Ctxt, h: &Handler, flow: Option<&Flow>) {
     params(cx, h);
     carried(cx, flow);
     task_step(cx, h);
+    once(cx, h, flow);
     scopes(cx, h);
     tags(cx, h);
     match h.kind {
@@ -101,6 +102,22 @@ fn task_step(cx: &Ctxt, h: &Handler) {
         _ => "`run_as_task()` can only stand in a #[tool]: only tool calls run as tasks",
     };
     cx.error_at(span, why);
+}
+
+/// `once` guards the final round of a flow that asks, and a destructive tool is one-time whatever it says.
+fn once(cx: &Ctxt, h: &Handler, flow: Option<&Flow>) {
+    let Some(once) = h.options.once else { return };
+    if !once && h.options.destructive == Some(true) {
+        cx.error_spanned_by(
+            &h.item.sig.ident,
+            "`once = false` can't exempt a `destructive` tool: replaying the final round of a destructive flow is always refused",
+        );
+    } else if once && flow.is_none() {
+        cx.error_spanned_by(
+            &h.item.sig.ident,
+            "`once` refuses a replayed final round, but this tool never asks (`.ask().await`): each call is a fresh call; remove `once`",
+        );
+    }
 }
 
 /// Prompts and resources produce something; `()` is not a prompt or contents.

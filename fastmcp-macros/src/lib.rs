@@ -67,6 +67,8 @@ use proc_macro::TokenStream;
 /// extension; `fastmcp::handler::TaskSupport`): a call from a client that declared the extension answers at once with a
 /// task and runs in the background; `"required"` refuses other clients with `-32021`. A task tool's body may
 /// place `run_as_task().ask().await?` after its first asks: the rounds before it stay synchronous.
+/// `once` (implied by `destructive`) makes the final round of a flow that asks one-time: a replay of its
+/// request state after the call completed is refused with `-32602` `request_state_consumed`.
 ///
 /// Who may call it (`ToolHandler::access`); both may be given:
 /// - `scopes = ["deploy:read", "deploy:write"]`: scopes the caller's token must all have, one string each.

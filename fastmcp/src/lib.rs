@@ -50,6 +50,7 @@ pub mod schema;
 mod serve;
 pub mod server;
 pub mod state;
+pub mod store;
 pub mod transport;
 
 pub use auth::AccessToken;

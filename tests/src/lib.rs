@@ -6,6 +6,7 @@ pub mod layers;
 pub mod npm;
 pub mod oauth;
 pub mod python;
+pub mod redis;
 
 use serde_json::{Value, json};
 use std::collections::VecDeque;

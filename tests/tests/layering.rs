@@ -48,6 +48,8 @@ pub const FASTMCP: &[(&str, &str)] = &[
     ("auth", "0.2"),
     ("error", "0.1"),
     ("state", "0.2"),
+    // The shared store (memory, Redis): keys with expiry, insert-if-absent, publish/subscribe.
+    ("store", "0.2"),
     ("schema", "0.2"),
     // The fuzz targets' entry (feature `fuzzing`): reaches into every layer, so it sits above them all.
     ("fuzzing", "8"),

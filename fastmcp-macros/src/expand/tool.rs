@@ -88,6 +88,14 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
         }
     });
 
+    let once = (h.options.once == Some(true)).then(|| {
+        quote! {
+            fn once(&self) -> bool {
+                true
+            }
+        }
+    });
+
     let access = access_method(h);
     let tags = tags_method(h);
     let caching = caching_method(h);
@@ -120,6 +128,8 @@ pub fn expand(h: &Handler, flow: Option<&Flow>) -> TokenStream {
             #task_support
 
             #task_step
+
+            #once
 
             #access
             #tags

@@ -17,7 +17,8 @@ pub(crate) struct Engine {
 
 impl Engine {
     pub fn new(server: Server) -> Arc<Self> {
-        Arc::new(Self { server, tasks: Arc::default() })
+        let tasks = Arc::new(TaskStore::new(server.store().clone()));
+        Arc::new(Self { server, tasks })
     }
 
     /// Admits a modern request (every check that runs nothing; see [`modern::admit`]).

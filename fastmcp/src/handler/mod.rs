@@ -69,6 +69,13 @@ pub trait ToolHandler: Send + Sync + 'static {
     fn access(&self) -> Access {
         Access::PUBLIC
     }
+    /// Whether the final round of a flow that asked may run only once per token (`#[tool(once)]`; tools
+    /// annotated `destructive` are one-time whatever this says): a replay of that round is refused with
+    /// `-32602` `request_state_consumed` (the consumed ids live in the server's
+    /// [`Store`](crate::store::Store), so replicas sharing one refuse it too).
+    fn once(&self) -> bool {
+        false
+    }
     /// Its tags (`#[tool(tags = ["admin"])]`): a server may serve only some tags
     /// ([`FastMcp::include_tags`](crate::FastMcp::include_tags), `exclude_tags`). Read once, at registration.
     fn tags(&self) -> Vec<String> {

@@ -13,7 +13,9 @@ use std::sync::Arc;
 impl FastMcp {
     /// Builds the server and serves it: on the transport set with [`transport`](Self::transport), else as
     /// `FASTMCP_TRANSPORT` says (`stdio`, the default, or `http` with `FASTMCP_HOST`, `FASTMCP_PORT` and
-    /// `FASTMCP_PATH`; 127.0.0.1, 8000 and `/mcp` by default). Unless the application installed its own
+    /// `FASTMCP_PATH`; 127.0.0.1, 8000 and `/mcp` by default). Replicas share a store when
+    /// `FASTMCP_REDIS_URL` names a Redis, and request-state keys from `FASTMCP_STATE_KEYS` (base64url,
+    /// comma-separated, the first signs), unless the code set its own. Unless the application installed its own
     /// `tracing` subscriber, logs go to stderr, filtered by `RUST_LOG` (feature `tracing-subscriber`).
     pub async fn run(self) -> Result<()> {
         init_tracing();
@@ -21,7 +23,7 @@ impl FastMcp {
             Some(transport) => transport.clone(),
             None => Transport::from_env()?,
         };
-        let server = self.build()?;
+        let server = self.with_env()?.build()?;
         let info = &server.inner.info;
         match transport {
             Transport::Stdio => {

@@ -11,7 +11,8 @@ use crate::auth::{Gate, ProtectedResource};
 use crate::error::{Error, Result};
 use crate::handler::{PromptHandler, ResourceHandler, ToolHandler};
 use crate::protocol::{CacheHint, CacheScope, Implementation};
-use crate::state::{RequestStateConfig, StateCodec};
+use crate::state::{RequestStateConfig, StateCodec, StateKeys};
+use crate::store::{MemoryStore, Store};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -36,6 +37,9 @@ pub struct FastMcp {
     options: Options,
     request_state: RequestStateConfig,
     auth: Option<ProtectedResource>,
+    /// What replicas share (see [`FastMcp::store`]); `None`: the in-memory store, unless `run()` finds
+    /// `FASTMCP_REDIS_URL`.
+    store: Option<Arc<dyn Store>>,
 }
 
 /// Limits and tunables. Every limit is bounded; the defaults suit a local server.
@@ -93,6 +97,9 @@ pub struct Options {
     /// ("resource not found"). Matching a template with several variables costs more than linear time in
     /// the URI's length.
     pub max_uri_bytes: usize,
+    /// Tasks: the most one principal (an authenticated caller) keeps at once, so one caller can't take
+    /// every slot of [`max_tasks`](Self::max_tasks). Anonymous callers share the server-wide limit only.
+    pub max_tasks_per_principal: usize,
 }
 
 impl Options {
@@ -127,6 +134,7 @@ impl Default for Options {
             max_in_flight_per_connection: 64,
             max_reply_bytes: None,
             max_uri_bytes: 8 * 1024,
+            max_tasks_per_principal: 100,
         }
     }
 }
@@ -143,7 +151,18 @@ impl FastMcp {
             options: Options::default(),
             request_state: RequestStateConfig::default(),
             auth: None,
+            store: None,
         }
+    }
+
+    /// What the server's replicas share: the ids of consumed one-time rounds and the fan-out of changes to
+    /// `subscriptions/listen` and legacy sessions (see [`crate::store`]). Default: [`MemoryStore`], this
+    /// process only; [`run`](Self::run) picks [`RedisStore`](crate::store::RedisStore) when
+    /// `FASTMCP_REDIS_URL` is set and no store was set here. Replicas must share the request-state keys too
+    /// ([`request_state`](Self::request_state), or `FASTMCP_STATE_KEYS`).
+    pub fn store(mut self, store: Arc<dyn Store>) -> Self {
+        self.store = Some(store);
+        self
     }
 
     /// Makes the server an OAuth 2.1 protected resource: every HTTP request needs a bearer token `auth`'s
@@ -357,6 +376,14 @@ impl FastMcp {
         self
     }
 
+    /// Tasks: the most one authenticated principal keeps at once (default 100, at least 1), so one caller
+    /// can't take every slot of [`max_tasks`](Self::max_tasks). A call beyond it fails with an error that
+    /// names this limit.
+    pub fn max_tasks_per_principal(mut self, tasks: usize) -> Self {
+        self.options.max_tasks_per_principal = tasks.max(1);
+        self
+    }
+
     /// Checks the registrations (unique names, valid templates) and builds the [`Server`] that serves them.
     pub fn build(self) -> Result<Server> {
         let catalog = Catalog::new(self.registration, self.tags);
@@ -383,6 +410,7 @@ impl FastMcp {
         let server_info_meta = serde_json::to_value(&self.info)?;
         // Configured keys are checked now, so a bad key stops start-up; the per-process key waits for a
         // handler that suspends.
+        let store = self.store.unwrap_or_else(|| Arc::new(MemoryStore::new()));
         let state = OnceLock::new();
         if self.request_state.has_keys() {
             let codec =
@@ -399,8 +427,8 @@ impl FastMcp {
                 server_info_meta,
                 request_state: self.request_state,
                 state,
-                changes: Changes::default(),
-                generation: Default::default(),
+                changes: Changes::new(store.clone()),
+                store,
                 closing: CancellationToken::new(),
                 gate,
                 middleware,
@@ -418,6 +446,58 @@ impl FastMcp {
     pub(crate) fn chosen_transport(&self) -> Option<&Transport> {
         self.transport.as_ref()
     }
+
+    /// What [`run`](Self::run) takes from the environment where the code set nothing: the shared store
+    /// (`FASTMCP_REDIS_URL`, a `redis://` URL) and the request-state key ring (`FASTMCP_STATE_KEYS`: keys of
+    /// at least 32 bytes, base64url, comma-separated, the first signs).
+    pub(crate) fn with_env(mut self) -> Result<Self> {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        if self.store.is_none()
+            && let Some(url) = var("FASTMCP_REDIS_URL")
+        {
+            self.store = Some(redis_store(url.trim())?);
+        }
+        if !self.request_state.has_keys()
+            && let Some(keys) = var("FASTMCP_STATE_KEYS")
+        {
+            let keys = state_keys(&keys)?;
+            self.request_state = RequestStateConfig::new(keys);
+        }
+        Ok(self)
+    }
+}
+
+#[cfg(feature = "redis")]
+fn redis_store(url: &str) -> Result<Arc<dyn Store>> {
+    let store = crate::store::RedisStore::open(url).map_err(|e| Error::msg(format!("FASTMCP_REDIS_URL: {e}")))?;
+    tracing::info!("shared store: Redis ({store:?})");
+    Ok(Arc::new(store))
+}
+
+#[cfg(not(feature = "redis"))]
+fn redis_store(_url: &str) -> Result<Arc<dyn Store>> {
+    Err(Error::msg("FASTMCP_REDIS_URL is set, but this build of fastmcp has no Redis: enable the `redis` feature"))
+}
+
+/// `FASTMCP_STATE_KEYS`: base64url keys (padding optional), comma-separated, newest first. Errors name the
+/// position of a bad key, never its text.
+fn state_keys(text: &str) -> Result<StateKeys> {
+    use base64::Engine as _;
+    let engine = base64::engine::GeneralPurpose::new(
+        &base64::alphabet::URL_SAFE,
+        base64::engine::GeneralPurposeConfig::new()
+            .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
+    );
+    let keys = text
+        .split(',')
+        .enumerate()
+        .map(|(i, key)| {
+            engine
+                .decode(key.trim())
+                .map_err(|_| Error::msg(format!("FASTMCP_STATE_KEYS: key {} is not base64url", i + 1)))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    StateKeys::from_keys(keys).map_err(|e| Error::msg(format!("FASTMCP_STATE_KEYS: {e}")))
 }
 
 /// Where and how the Streamable HTTP endpoint serves (see [`Transport::Http`]).

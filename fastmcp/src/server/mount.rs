@@ -93,6 +93,10 @@ impl ToolHandler for Prefixed<dyn ToolHandler> {
         self.inner.has_task_step()
     }
 
+    fn once(&self) -> bool {
+        self.inner.once()
+    }
+
     fn access(&self) -> Access {
         self.inner.access()
     }

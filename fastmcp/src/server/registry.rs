@@ -35,6 +35,8 @@ pub(crate) struct ToolEntry {
     /// Whether calls may run as tasks, and whether the body places the switch itself (read once).
     pub task_support: crate::handler::TaskSupport,
     pub task_step: bool,
+    /// A one-time flow: its final round's token is consumed (`#[tool(once)]` or `destructive`).
+    pub once: bool,
     pub access: Access,
     /// The middleware its calls go through.
     pub chain: Chain,
@@ -193,9 +195,12 @@ impl Registry {
                 Vec::new()
             });
             let (task_support, task_step, access) = (handler.task_support(), handler.has_task_step(), handler.access());
+            let destructive = def.annotations.as_ref().is_some_and(|a| a.destructive_hint == Some(true));
+            let once = handler.once() || destructive;
             let handler_caching = handler.caching();
             let (name, chain) = (def.name.clone(), chain_of(served, &registered.mounted));
-            let entry = ToolEntry { handler, name, wrap_result, param_headers, task_support, task_step, access, chain };
+            let entry =
+                ToolEntry { handler, name, wrap_result, param_headers, task_support, task_step, once, access, chain };
             if tools.insert(def.name.clone(), Arc::new(entry)).is_some() {
                 problems.push(format!("two tools are named `{}`; tool names must be unique", def.name));
             }

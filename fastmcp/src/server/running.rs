@@ -34,9 +34,10 @@ pub(crate) struct ServerInner {
     pub request_state: RequestStateConfig,
     /// Made at build time when keys were configured, else on first use.
     pub state: OnceLock<StateCodec>,
+    /// The fan-out of changes; counts them too (see [`Server::generation`]).
     pub changes: Changes,
-    /// Changes announced so far (see [`Server::generation`]).
-    pub generation: std::sync::atomic::AtomicU64,
+    /// What replicas share (see [`FastMcp::store`](super::FastMcp::store)).
+    pub store: Arc<dyn crate::store::Store>,
     /// Fires when the server shuts down: long-lived streams (`subscriptions/listen`, the legacy GET stream)
     /// end so in-flight requests can finish.
     pub closing: CancellationToken,
@@ -54,7 +55,12 @@ impl Server {
     /// How many changes clients have been told of so far — list changes and resource updates. Something
     /// kept under it (a cached answer) is no staler than what clients know.
     pub fn generation(&self) -> u64 {
-        self.inner.generation.load(std::sync::atomic::Ordering::SeqCst)
+        self.inner.changes.generation()
+    }
+
+    /// The store replicas share (in-memory by default).
+    pub fn store(&self) -> &Arc<dyn crate::store::Store> {
+        &self.inner.store
     }
 
     /// The registry as it is now: a snapshot that a change does not alter (the next one replaces it).
@@ -103,12 +109,10 @@ impl Server {
 
 impl Announce for ServerInner {
     fn list_changed(&self, list: ListChanged) {
-        self.generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.changes.publish(Change::List(list));
     }
 
     fn resource_updated(&self, uri: String) {
-        self.generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.changes.publish(Change::Resource(uri.into()));
     }
 

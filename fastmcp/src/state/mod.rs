@@ -169,12 +169,28 @@ impl fmt::Debug for StateCodec {
 pub struct Resumed {
     step: u32,
     locals: String,
+    id: [u8; 16],
+    expires_ms: u64,
 }
 
 impl Resumed {
     /// The step the flow resumes at.
     pub fn step(&self) -> u32 {
         self.step
+    }
+
+    /// What tells this token from every other: the first 16 bytes of its MAC (or AEAD tag), which covers
+    /// the whole token. Two tokens share it only if they are the same text; a one-time flow that must tell
+    /// identical rounds apart carries a random nonce in its locals. The server records the ids of consumed
+    /// final rounds under it.
+    pub fn id(&self) -> &[u8; 16] {
+        &self.id
+    }
+
+    /// When the token stops being accepted (its expiry, or its issue time plus the codec's TTL if sooner):
+    /// what a record about it (a consumed id) needs to outlive.
+    pub fn expires_at(&self) -> SystemTime {
+        UNIX_EPOCH + Duration::from_millis(self.expires_ms)
     }
 
     /// The carried locals as JSON text, exactly as they were sealed.
@@ -416,7 +432,7 @@ impl StateCodec {
         let (authenticated, mac) = token.rsplit_once('.').ok_or(StateError::Malformed("no MAC segment"))?;
         let (version, rest) = authenticated.split_once('.').ok_or(StateError::Malformed("no version segment"))?;
         let (kid, payload) = rest.split_once('.').ok_or(StateError::Malformed("no key id segment"))?;
-        let (body, locals_at) = match version {
+        let (body, locals_at, id) = match version {
             SIGNED => {
                 let key = self.keys.find(kid).ok_or(StateError::UnknownKey)?;
                 if mac.len() != MAC_CHARS {
@@ -438,7 +454,7 @@ impl StateCodec {
                     .chain_update(&body)
                     .verify_slice(&tag[..MAC_BYTES])
                     .map_err(|_| StateError::BadSignature)?;
-                (body, HEADER)
+                (body, HEADER, token_id(&tag))
             }
             #[cfg(feature = "sealed-state")]
             SEALED => {
@@ -462,7 +478,7 @@ impl StateCodec {
                 key.aead
                     .decrypt_in_place_detached((&*nonce).into(), aad, ciphertext, (&tag[..TAG_BYTES]).into())
                     .map_err(|_| StateError::BadSignature)?;
-                (body, NONCE_BYTES + HEADER)
+                (body, NONCE_BYTES + HEADER, token_id(&tag))
             }
             _ => return Err(StateError::UnknownVersion),
         };
@@ -482,8 +498,15 @@ impl StateCodec {
         locals.drain(..locals_at);
         // Validated once here, so restoring reads it as text and skips a check per string.
         let locals = String::from_utf8(locals).map_err(|_| StateError::Undecodable { line: 0, column: 0 })?;
-        Ok(Resumed { step: header.step, locals })
+        Ok(Resumed { step: header.step, locals, id, expires_ms: deadline })
     }
+}
+
+/// A token's id: the first 16 bytes of its MAC or tag.
+fn token_id(tag: &[u8]) -> [u8; 16] {
+    let mut id = [0; 16];
+    id.copy_from_slice(&tag[..16]);
+    id
 }
 
 /// A fresh XChaCha20 nonce: 192 random bits, so random nonces never collide in practice.

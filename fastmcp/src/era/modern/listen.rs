@@ -2,6 +2,9 @@
 //! asked for (list changes, updates of named resources) — acknowledged first, every one tagged with the
 //! subscription id (the listen request's id).
 //!
+//! With a shared store, changes made on any replica arrive here; the acknowledgement waits until they can
+//! (a store that can't be reached is `-32603` "shared store unavailable", before anything is sent).
+//!
 //! It ends when the client goes away (closing the HTTP stream, or `notifications/cancelled` on stdio: no
 //! response is due then) or when the server shuts down (a final `complete` result).
 
@@ -71,8 +74,11 @@ pub(super) async fn listen(
     };
     let honoured = honoured(asked, server, caller);
     let tag = json!({ META_SUBSCRIPTION_ID: id });
-    // Subscribe before acknowledging, so no change after the acknowledgement is missed.
+    // Subscribe before acknowledging, so no change after the acknowledgement is missed — on any replica.
     let mut changes = server.inner.changes.subscribe();
+    if let Err(e) = server.inner.changes.ready().await {
+        return Wire::Error(e.to_rpc());
+    }
     let ack = json!({ "_meta": tag, "notifications": honoured });
     if send(stream, NOTIFY_SUBSCRIPTIONS_ACKNOWLEDGED, &ack).await.is_err() {
         return Wire::Error(crate::Error::msg("the client closed the stream"));

@@ -164,14 +164,15 @@ impl Admitted {
                     serve_call(server, registry, tasks, &Context::with(scope, extras), call, retry).await
                 }
                 Body::TaskGet(task) => {
-                    tasks::steer(tasks, &scope.client_capabilities, &method, &task, caller.as_deref(), Steer::Get)
+                    tasks::steer(tasks, &scope.client_capabilities, &method, &task, caller.as_deref(), Steer::Get).await
                 }
                 Body::TaskCancel(task) => {
                     tasks::steer(tasks, &scope.client_capabilities, &method, &task, caller.as_deref(), Steer::Cancel)
+                        .await
                 }
                 Body::TaskUpdate { task_id, responses } => {
                     let steer = Steer::Update(responses);
-                    tasks::steer(tasks, &scope.client_capabilities, &method, &task_id, caller.as_deref(), steer)
+                    tasks::steer(tasks, &scope.client_capabilities, &method, &task_id, caller.as_deref(), steer).await
                 }
                 // Admission let through only the methods above: removed, unknown and invalid ones were answered.
                 Body::Initialize(_)
@@ -223,31 +224,42 @@ async fn serve_call(
     }
     let as_task = negotiated && support != TaskSupport::Forbidden;
     let first_round = request_state.is_none();
-    let task = |resume: Option<Resume>| match &call {
+    let task = async |resume: Option<Resume>| match &call {
         Call::Tool { name, arguments } => {
             let start = TaskStart { tool: name.clone(), arguments: arguments.clone(), resume };
-            tasks::create(server, tasks, ctx, start)
+            tasks::create(server, tasks, ctx, start).await
         }
         _ => Wire::Error(Error::internal("only a tool call becomes a task")),
     };
     // Unless the body places the switch itself (`run_as_task()`), the call becomes a task before it runs.
     if as_task && first_round && !tool.is_some_and(|t| t.task_step) {
-        return task(None);
+        return task(None).await;
     }
     let Some(binding) = prepared.binding() else {
         // Lists and completions never suspend: one round.
         return outcome(prepared.run(ctx, None, TaskPoints::PassThrough).await);
     };
-    let resume = match request_state {
-        None => None,
+    let one_time = tool.is_some_and(|t| t.once);
+    let (resume, ticket) = match request_state {
+        None => (None, None),
         Some(token) => match state::open(server, &binding, token, input_responses.take()) {
-            Ok(state::Opened::Resume(resume)) => Some(resume),
+            Ok(state::Opened::Resume(resume, ticket)) => (Some(resume), one_time.then_some(ticket)),
             Ok(state::Opened::AskAgain(again)) => return Wire::InputRequired(again),
             Err(e) => return Wire::Error(e),
         },
     };
+    if let Some(ticket) = &ticket
+        && let Err(e) = ticket.claim(server).await
+    {
+        return Wire::Error(e);
+    }
     let points = if as_task { TaskPoints::Stop } else { TaskPoints::PassThrough };
     let mut round = prepared.run(ctx, resume, points).await;
+    if let Some(ticket) = &ticket
+        && matches!(round, Outcome::Suspended(_) | Outcome::Error(_))
+    {
+        ticket.release(server).await;
+    }
     if first_round && let Outcome::Suspended(suspension) = round {
         round = match state::answered_upfront(suspension, &mut input_responses) {
             Ok(resume) => prepared.run(ctx, Some(resume), points).await,
@@ -256,10 +268,11 @@ async fn serve_call(
     }
     match round {
         Outcome::Suspended(s) if s.task => {
-            task(Some(Resume { step: s.step, locals: s.locals, responses: Default::default() }))
+            task(Some(Resume { step: s.step, locals: s.locals, responses: Default::default() })).await
         }
         Outcome::Suspended(s) => {
-            state::seal(server, ctx.client_capabilities(), &binding, s).map_or_else(Wire::Error, Wire::InputRequired)
+            let sealed = state::seal(server, ctx.client_capabilities(), &binding, s, one_time);
+            sealed.map_or_else(Wire::Error, Wire::InputRequired)
         }
         other => outcome(other),
     }

@@ -5,9 +5,14 @@
 use crate::error::Error;
 use crate::flow::{Resume, Suspension};
 use crate::protocol::{ClientCapabilities, InputRequests, InputRequiredResult, InputResponses};
+use crate::protocol::{ErrorObject, codes};
 use crate::server::Server;
-use crate::state::Binding;
+use crate::state::{Binding, INVALID_STATE_MESSAGE};
 use serde_json::value::RawValue;
+use std::time::SystemTime;
+
+/// The `data.reason` of a replayed final round of a one-time flow.
+pub(crate) const CONSUMED_REASON: &str = "request_state_consumed";
 
 /// What travels in the request state besides the step: the carried locals and the round's input requests
 /// (so a retry that leaves some unanswered is asked the same again without re-running anything).
@@ -17,6 +22,10 @@ struct CarryRef<'a> {
     locals: &'a RawValue,
     #[serde(rename = "a")]
     asked: &'a InputRequests,
+    /// One-time flows: random bits, so two rounds that are otherwise identical (same request, same
+    /// millisecond) still get tokens with different ids.
+    #[serde(rename = "n", skip_serializing_if = "Option::is_none")]
+    nonce: Option<&'a str>,
 }
 
 #[derive(serde::Deserialize)]
@@ -29,8 +38,8 @@ struct Carry {
 
 /// What a retry's state opens to.
 pub(crate) enum Opened {
-    /// Resume the handler here.
-    Resume(Resume),
+    /// Resume the handler here; the ticket names the token, for a one-time flow to consume.
+    Resume(Resume, Ticket),
     /// The retry left an input request unanswered: ask the same again (the spec's rule), nothing runs.
     AskAgain(InputRequiredResult),
 }
@@ -50,7 +59,42 @@ pub(crate) fn open(
         let again = InputRequiredResult { input_requests: Some(carry.asked), request_state: Some(token) };
         return Ok(Opened::AskAgain(again));
     }
-    Ok(Opened::Resume(Resume { step: opened.step(), locals: carry.locals, responses }))
+    let ticket = Ticket { id: *opened.id(), expires: opened.expires_at() };
+    Ok(Opened::Resume(Resume { step: opened.step(), locals: carry.locals, responses }, ticket))
+}
+
+/// Which token a round resumed from, and until when it is accepted.
+pub(crate) struct Ticket {
+    id: [u8; 16],
+    expires: SystemTime,
+}
+
+impl Ticket {
+    fn key(&self) -> String {
+        format!("consumed:{}", crate::ids::hex(&self.id))
+    }
+
+    /// Claims the token for the one round of a one-time flow that may run from it: `-32602`
+    /// "request_state_consumed" when it was claimed already, `-32603` when the store can't say.
+    pub async fn claim(&self, server: &Server) -> Result<(), Error> {
+        // A record that outlives the token by nothing: past its expiry the token is refused anyway.
+        let ttl = self.expires.duration_since(SystemTime::now()).unwrap_or_default();
+        let fresh = server.store().insert_if_absent(&self.key(), b"", ttl).await.map_err(|e| e.to_rpc())?;
+        if fresh {
+            return Ok(());
+        }
+        tracing::info!("requestState refused: the final round of a one-time flow was sent again");
+        let data = serde_json::json!({ "reason": CONSUMED_REASON });
+        Err(Error::rpc(ErrorObject::new(codes::INVALID_PARAMS, INVALID_STATE_MESSAGE).with_data(data)))
+    }
+
+    /// Gives the claim back: the round did not complete the call, so the token may be used again.
+    pub async fn release(&self, server: &Server) {
+        if let Err(e) = server.store().delete(&self.key()).await {
+            // The token stays consumed until it expires: a retry is refused, never run twice.
+            tracing::warn!("could not release a one-time round's claim: {e}");
+        }
+    }
 }
 
 /// Seals a suspension into the `input_required` result that ends the round. An input request the client's
@@ -60,11 +104,16 @@ pub(crate) fn seal(
     capabilities: &ClientCapabilities,
     binding: &Binding<'_>,
     suspension: Suspension,
+    one_time: bool,
 ) -> Result<InputRequiredResult, Error> {
     if let Some(missing) = capabilities.uncovered(&suspension.requests, "the request's") {
         return Err(Error::rpc(missing));
     }
-    let carry = CarryRef { locals: &suspension.locals, asked: &suspension.requests };
+    let nonce = match one_time {
+        true => Some(crate::ids::random().map_err(|e| Error::internal(format!("no randomness for a nonce: {e}")))?),
+        false => None,
+    };
+    let carry = CarryRef { locals: &suspension.locals, asked: &suspension.requests, nonce: nonce.as_deref() };
     let token = server.state_codec()?.seal(binding, suspension.step, &carry)?;
     Ok(InputRequiredResult {
         input_requests: (!suspension.requests.is_empty()).then_some(suspension.requests),

@@ -8,8 +8,10 @@
 //! becomes is `dispatch::tool_failure`'s decision, for a task's delivery; `tasks/cancel` drops the machine
 //! and fires the handler's [`Context::cancellation`](crate::Context::cancellation).
 //!
-//! Tasks live in the serving process, for their ttl ([`FastMcp::task_ttl`](crate::FastMcp::task_ttl)); they
-//! do not survive a restart or cross replicas. A task id is a bearer handle: whoever has it can read and
+//! A task's record lives in the server's [`Store`](crate::store::Store) for its ttl
+//! ([`FastMcp::task_ttl`](crate::FastMcp::task_ttl)): with a shared store (Redis) any replica can poll,
+//! answer and cancel a task, while its runner stays in the process that created it (a task whose process
+//! is gone stays as it was until it expires). A task id is a bearer handle: whoever has it can read and
 //! steer the task — on a protected server, only with a token of the principal that created it.
 
 mod runner;
@@ -45,7 +47,7 @@ pub(crate) enum Steer {
 }
 
 /// `tasks/get`, `tasks/update` and `tasks/cancel`, for a client that negotiated the extension.
-pub(crate) fn steer(
+pub(crate) async fn steer(
     store: &TaskStore,
     capabilities: &ClientCapabilities,
     method: &str,
@@ -61,9 +63,11 @@ pub(crate) fn steer(
     let caller = caller.map(AccessToken::principal);
     let caller = caller.as_ref();
     let done = match steer {
-        Steer::Get => return store.get(task_id, caller).map_or_else(Wire::Error, |task| Wire::reply(task, None)),
-        Steer::Update(responses) => store.update(task_id, caller, responses),
-        Steer::Cancel => store.cancel(task_id, caller),
+        Steer::Get => {
+            return store.get(task_id, caller).await.map_or_else(Wire::Error, |task| Wire::reply(task, None));
+        }
+        Steer::Update(responses) => store.update(task_id, caller, responses).await,
+        Steer::Cancel => store.cancel(task_id, caller).await,
     };
     done.map_or_else(Wire::Error, |()| Wire::reply(json!({}), None))
 }
@@ -77,14 +81,20 @@ pub(crate) struct TaskStart {
 
 /// Makes the task a call became, starts its runner, and answers with the `CreateTaskResult`. The task is in
 /// the store before this returns, so a `tasks/get` right after the response finds it.
-pub(crate) fn create(server: &Server, store: &std::sync::Arc<TaskStore>, ctx: &Context, start: TaskStart) -> Wire {
+pub(crate) async fn create(
+    server: &Server,
+    store: &std::sync::Arc<TaskStore>,
+    ctx: &Context,
+    start: TaskStart,
+) -> Wire {
     let options = server.options();
     let limits = store::Limits {
         max_tasks: options.max_tasks,
+        per_principal: options.max_tasks_per_principal,
         ttl: options.task_ttl,
         poll_interval: options.task_poll_interval,
     };
-    let (handle, task) = match store.create(limits, ctx.auth().map(AccessToken::principal)) {
+    let (handle, task) = match store.create(limits, ctx.auth().map(AccessToken::principal)).await {
         Ok(created) => created,
         Err(e) => return Wire::Error(e),
     };

@@ -35,7 +35,7 @@ pub(super) async fn run(server: Server, store: Arc<TaskStore>, handle: Handle, s
         }
         settled = work(&server, &store, &handle.id, start, ctx) => {
             if let Some(settled) = settled {
-                store.settle(&handle.id, settled);
+                store.settle(&handle.id, settled).await;
             }
         }
     }
@@ -61,8 +61,8 @@ async fn work(server: &Server, store: &TaskStore, id: &str, start: TaskStart, ct
             if let Some(missing) = ctx.client_capabilities().uncovered(&suspension.requests, "the creating request's") {
                 return Some(Settled::Failed(missing));
             }
-            // A closed channel means the task was cancelled or expired while it waited.
-            store.ask(id, suspension.requests)?.await.ok()?
+            // None: the task was cancelled or expired while it waited.
+            store.ask(id, suspension.requests).await?
         };
         resume = Some(Resume { step: suspension.step, locals: suspension.locals, responses });
     }

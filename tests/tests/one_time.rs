@@ -1,0 +1,195 @@
+//! One-time rounds on the server's default in-memory store: the final round of a `destructive` or
+//! `#[tool(once)]` flow runs once per token — a replay is `-32602` `request_state_consumed`, of concurrent
+//! replays exactly one runs — while other tools' rounds may be sent again. Over HTTP (an in-process server)
+//! and over stdio (the `deploy` example's process). The same on Redis, across replicas, is in `redis.rs`.
+//!
+//! The legacy era has nothing to replay: its shim runs every round of a call inside the one `tools/call`
+//! (sessions and stateless HTTP alike), so no request state reaches the client; each legacy call is a fresh
+//! call, which `legacy_calls_of_a_one_time_tool_are_fresh_calls` shows.
+
+use fastmcp::prelude::*;
+use fastmcp_tests::{InProcess, StdioClient, example_bin, first_text, modern_meta, send_http, serve_in_process};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+#[elicit]
+struct Confirm {
+    yes: bool,
+}
+
+/// Times each tool's final segment ran, so a test can tell "refused" from "ran and answered late".
+static WIPED: AtomicUsize = AtomicUsize::new(0);
+static PAID: AtomicUsize = AtomicUsize::new(0);
+static PREVIEWED: AtomicUsize = AtomicUsize::new(0);
+
+/// Destructive: one-time without saying so.
+#[tool(destructive)]
+async fn wipe(disk: String) -> Result<String> {
+    let answer = Confirm::elicit(format!("Wipe {disk}?")).ask().await?;
+    WIPED.fetch_add(1, Ordering::SeqCst);
+    Ok(format!("wiped {disk}: {}", answer.accepted().is_some_and(|c| c.yes)))
+}
+
+/// Not destructive, but one-time.
+#[tool(once)]
+async fn pay(amount: u32) -> Result<String> {
+    let answer = Confirm::elicit(format!("Pay {amount}?")).ask().await?;
+    PAID.fetch_add(1, Ordering::SeqCst);
+    Ok(format!("paid {amount}: {}", answer.accepted().is_some_and(|c| c.yes)))
+}
+
+/// Neither: its final round may be sent again.
+#[tool]
+async fn preview(page: u32) -> Result<String> {
+    let answer = Confirm::elicit(format!("Preview {page}?")).ask().await?;
+    PREVIEWED.fetch_add(1, Ordering::SeqCst);
+    Ok(format!("previewed {page}: {}", answer.accepted().is_some_and(|c| c.yes)))
+}
+
+async fn server() -> InProcess {
+    serve_in_process(FastMcp::new("one-time").tool(wipe).tool(pay).tool(preview).build().unwrap()).await
+}
+
+async fn call(s: &InProcess, name: &str, arguments: Value, retry: Option<(&Value, &str)>) -> Value {
+    let mut params = json!({"_meta": modern_meta(json!({"elicitation": {}})), "name": name, "arguments": arguments});
+    if let Some((responses, state)) = retry {
+        params["inputResponses"] = responses.clone();
+        params["requestState"] = json!(state);
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string();
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", name),
+    ];
+    let reply = send_http(s.addr, "POST", "/mcp", &headers, &body).await;
+    reply.response()
+}
+
+/// Round 1 of `name`: the answer to its one question (yes) and the state of the final round.
+async fn final_round(s: &InProcess, name: &str, arguments: &Value) -> (Value, String) {
+    let r = call(s, name, arguments.clone(), None).await;
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    let key = r["result"]["inputRequests"].as_object().unwrap().keys().next().unwrap().clone();
+    let state = r["result"]["requestState"].as_str().unwrap().to_owned();
+    (json!({ key: {"action": "accept", "content": {"yes": true}} }), state)
+}
+
+fn assert_consumed(response: &Value) {
+    assert_eq!(response["error"]["code"], -32602, "{response}");
+    assert_eq!(response["error"]["message"], "Invalid or expired requestState", "{response}");
+    assert_eq!(response["error"]["data"]["reason"], "request_state_consumed", "{response}");
+}
+
+#[tokio::test]
+async fn a_replayed_final_round_of_a_one_time_tool_is_refused_and_does_not_run() {
+    let s = server().await;
+    for (name, arguments, runs, text) in [
+        ("wipe", json!({"disk": "sda"}), &WIPED, "wiped sda: true"),
+        ("pay", json!({"amount": 5}), &PAID, "paid 5: true"),
+    ] {
+        let (answers, state) = final_round(&s, name, &arguments).await;
+        let done = call(&s, name, arguments.clone(), Some((&answers, &state))).await;
+        assert_eq!(first_text(&done["result"]), text, "{done}");
+        let ran = runs.load(Ordering::SeqCst);
+        assert_consumed(&call(&s, name, arguments.clone(), Some((&answers, &state))).await);
+        assert_eq!(runs.load(Ordering::SeqCst), ran, "`{name}`'s final segment did not run again");
+        // A new flow of the same call is a new token: it runs.
+        let (answers, state) = final_round(&s, name, &arguments).await;
+        let again = call(&s, name, arguments, Some((&answers, &state))).await;
+        assert_eq!(first_text(&again["result"]), text, "{again}");
+    }
+}
+
+#[tokio::test]
+async fn other_tools_final_rounds_may_be_sent_again() {
+    let s = server().await;
+    let arguments = json!({"page": 2});
+    let (answers, state) = final_round(&s, "preview", &arguments).await;
+    for _ in 0..2 {
+        let done = call(&s, "preview", arguments.clone(), Some((&answers, &state))).await;
+        assert_eq!(first_text(&done["result"]), "previewed 2: true", "{done}");
+    }
+}
+
+#[tokio::test]
+async fn of_concurrent_replays_exactly_one_runs() {
+    let s = Arc::new(server().await);
+    let arguments = json!({"disk": "race"});
+    let (answers, state) = final_round(&s, "wipe", &arguments).await;
+    let before = WIPED.load(Ordering::SeqCst);
+    let sends: Vec<_> = (0..8)
+        .map(|_| {
+            let (s, answers, state, arguments) = (s.clone(), answers.clone(), state.clone(), arguments.clone());
+            tokio::spawn(async move { call(&s, "wipe", arguments, Some((&answers, &state))).await })
+        })
+        .collect();
+    let mut answered = Vec::new();
+    for send in sends {
+        answered.push(send.await.unwrap());
+    }
+    let complete = answered.iter().filter(|r| r["result"]["resultType"] == "complete").count();
+    assert_eq!(complete, 1, "{answered:#?}");
+    answered.iter().filter(|r| r.get("error").is_some()).for_each(assert_consumed);
+    // Other tests' wipes may run meanwhile, but none of theirs is named "race".
+    assert!(WIPED.load(Ordering::SeqCst) > before);
+}
+
+#[tokio::test]
+async fn a_final_round_refused_for_its_answers_can_be_answered_again() {
+    let s = server().await;
+    let arguments = json!({"amount": 9});
+    let (answers, state) = final_round(&s, "pay", &arguments).await;
+    let key = answers.as_object().unwrap().keys().next().unwrap().clone();
+    let malformed = json!({ &key: {"action": "accept", "content": {"yes": "certainly"}} });
+    let refused = call(&s, "pay", arguments.clone(), Some((&malformed, &state))).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert_ne!(refused["error"]["data"]["reason"], "request_state_consumed", "{refused}");
+    let done = call(&s, "pay", arguments.clone(), Some((&answers, &state))).await;
+    assert_eq!(first_text(&done["result"]), "paid 9: true", "{done}");
+    assert_consumed(&call(&s, "pay", arguments, Some((&answers, &state))).await);
+}
+
+#[tokio::test]
+async fn over_stdio_a_replayed_final_round_is_refused() {
+    let mut c = StdioClient::spawn(example_bin("deploy"));
+    let caps = json!({"elicitation": {}, "sampling": {}});
+    let args = json!({"service": "api", "replicas": 1});
+    let call = |responses: Option<(Value, &str)>| {
+        let mut params = json!({"_meta": modern_meta(caps.clone()), "name": "deploy", "arguments": args.clone()});
+        if let Some((responses, state)) = responses {
+            params["inputResponses"] = responses;
+            params["requestState"] = json!(state);
+        }
+        params
+    };
+    let r = c.request("tools/call", call(None)).await;
+    let key = r["result"]["inputRequests"].as_object().unwrap().keys().next().unwrap().clone();
+    let state = r["result"]["requestState"].as_str().unwrap().to_owned();
+    // Declining ends the call in round 2: the final round.
+    let decline = json!({ key: {"action": "decline"} });
+    let done = c.request("tools/call", call(Some((decline.clone(), &state)))).await;
+    assert_eq!(first_text(&done["result"]), "Deployment of api cancelled.", "{done}");
+    assert_consumed(&c.request("tools/call", call(Some((decline, &state)))).await);
+    assert!(c.close().await.0.success());
+}
+
+#[tokio::test]
+async fn legacy_calls_of_a_one_time_tool_are_fresh_calls() {
+    let mut c = StdioClient::spawn(example_bin("deploy"));
+    c.initialize_declaring("2025-06-18", json!({"elicitation": {}, "sampling": {}})).await;
+    for _ in 0..2 {
+        let params = json!({"name": "deploy", "arguments": {"service": "web", "replicas": 1}});
+        let (done, asked) = c
+            .request_answering("tools/call", params, |request| match request["method"].as_str() {
+                Some("elicitation/create") => Ok(json!({"action": "decline"})),
+                other => panic!("unexpected request {other:?}"),
+            })
+            .await;
+        assert_eq!(asked.len(), 1, "each call asks afresh: {asked:?}");
+        assert_eq!(first_text(&done["result"]), "Deployment of web cancelled.", "{done}");
+    }
+}

@@ -1,0 +1,330 @@
+//! The shared store on a real `redis-server`: the store's contract, and replicas — real server processes
+//! sharing one Redis (`FASTMCP_REDIS_URL`) and one key ring (`FASTMCP_STATE_KEYS`) — serving one client's
+//! flows between them: rounds moving between replicas, one-time final rounds refused on every replica, a
+//! replica killed between rounds, changes made on one reaching listeners on another, and Redis killed and
+//! restarted mid-flow.
+
+use fastmcp::store::{Event, RedisConfig, RedisStore, Store};
+use fastmcp_tests::redis::RedisServer;
+use fastmcp_tests::{HttpServer, SseStream, example_bin, first_text, modern_meta};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// One 32-byte key (7s), base64url: every replica signs and verifies with it.
+const KEYS: &str = "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc";
+const WAIT: Duration = Duration::from_secs(30);
+const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+async fn replica(bin: &str, redis: &RedisServer) -> HttpServer {
+    let url = redis.url();
+    HttpServer::spawn_with_env(example_bin(bin), &[("FASTMCP_REDIS_URL", &url), ("FASTMCP_STATE_KEYS", KEYS)]).await
+}
+
+fn store(redis: &RedisServer, namespace: &str) -> RedisStore {
+    let config = RedisConfig { namespace: namespace.into(), ..RedisConfig::default() };
+    RedisStore::with_config(&redis.url(), config).expect("a Redis URL")
+}
+
+/// A `deploy` round: the call, with the previous round's answers and state if any.
+async fn deploy(s: &HttpServer, id: i64, retry: Option<(Value, &str)>) -> Value {
+    let mut params = json!({"name": "deploy", "arguments": {"service": "api", "replicas": 2}});
+    if let Some((responses, state)) = retry {
+        params["inputResponses"] = responses;
+        params["requestState"] = json!(state);
+    }
+    s.modern(id, "tools/call", params).await.response()
+}
+
+/// The `input_required` result's only request key and its state.
+fn asked(response: &Value) -> (String, String) {
+    let result = &response["result"];
+    assert_eq!(result["resultType"], "input_required", "{response}");
+    let requests = result["inputRequests"].as_object().expect("inputRequests");
+    assert_eq!(requests.len(), 1, "{response}");
+    (requests.keys().next().unwrap().clone(), result["requestState"].as_str().unwrap().to_owned())
+}
+
+fn confirm(key: &str) -> Value {
+    json!({ key: {"action": "accept", "content": {"confirm": true}} })
+}
+
+fn notes(key: &str) -> Value {
+    json!({ key: {"role": "assistant", "content": {"type": "text", "text": "notes"}, "model": "m", "stopReason": "endTurn"} })
+}
+
+/// Rounds 1 and 2 of a deploy on `a` and `b`: the state of the final round and its answers.
+async fn to_final_round(a: &HttpServer, b: &HttpServer) -> (Value, String) {
+    let (key, state) = asked(&deploy(a, 1, None).await);
+    let (key, state) = asked(&deploy(b, 2, Some((confirm(&key), &state))).await);
+    (notes(&key), state)
+}
+
+fn assert_consumed(response: &Value) {
+    assert_eq!(response["error"]["code"], -32602, "{response}");
+    assert_eq!(response["error"]["data"]["reason"], "request_state_consumed", "{response}");
+}
+
+fn assert_store_unavailable(response: &Value) {
+    assert_eq!(response["error"]["code"], -32603, "{response}");
+    let message = response["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("shared store unavailable: "), "{response}");
+}
+
+#[tokio::test]
+async fn the_redis_store_keeps_the_store_contract() {
+    let redis = RedisServer::start().await;
+    let (one, two) = (store(&redis, "contract:"), store(&redis, "contract:"));
+    assert!(one.insert_if_absent("k", b"first", Duration::from_secs(60)).await.unwrap());
+    assert!(!two.insert_if_absent("k", b"second", Duration::from_secs(60)).await.unwrap(), "one store sees the other");
+    assert_eq!(two.get("k").await.unwrap().as_deref(), Some(&b"first"[..]));
+    two.put("k", b"replaced", Duration::from_secs(60)).await.unwrap();
+    assert_eq!(one.get("k").await.unwrap().as_deref(), Some(&b"replaced"[..]));
+    one.delete("k").await.unwrap();
+    assert_eq!(two.get("k").await.unwrap(), None);
+    // Namespaces keep servers apart.
+    assert!(store(&redis, "other:").insert_if_absent("k", b"", Duration::from_secs(60)).await.unwrap());
+
+    // Expiry is Redis's own: the key goes once its ttl has passed.
+    one.put("short", b"", Duration::from_millis(100)).await.unwrap();
+    let gone = async {
+        while one.get("short").await.unwrap().is_some() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(WAIT, gone).await.expect("the key expired");
+
+    let mut subscription = two.subscribe("channel");
+    assert_eq!(tokio::time::timeout(WAIT, subscription.next()).await.unwrap(), Some(Event::Ready));
+    one.publish("channel", b"hello").await.unwrap();
+    assert_eq!(tokio::time::timeout(WAIT, subscription.next()).await.unwrap(), Some(Event::Message(b"hello".to_vec())));
+}
+
+#[tokio::test]
+async fn of_concurrent_inserts_through_two_connections_exactly_one_wins() {
+    let redis = RedisServer::start().await;
+    let stores = [Arc::new(store(&redis, "race:")), Arc::new(store(&redis, "race:"))];
+    let tries = (0..32).map(|i| {
+        let store = stores[i % 2].clone();
+        tokio::spawn(async move { store.insert_if_absent("once", b"", Duration::from_secs(60)).await.unwrap() })
+    });
+    let won = futures_util_join(tries).await;
+    assert_eq!(won.iter().filter(|w| **w).count(), 1, "{won:?}");
+}
+
+async fn futures_util_join<T: Send + 'static>(tasks: impl Iterator<Item = tokio::task::JoinHandle<T>>) -> Vec<T> {
+    let mut out = Vec::new();
+    for task in tasks.collect::<Vec<_>>() {
+        out.push(task.await.expect("the task ran"));
+    }
+    out
+}
+
+#[tokio::test]
+async fn rounds_move_between_replicas_and_a_replayed_final_round_is_refused_on_every_one() {
+    let redis = RedisServer::start().await;
+    let (a, b) = (replica("deploy", &redis).await, replica("deploy", &redis).await);
+    let (answers, state) = to_final_round(&a, &b).await;
+    let done = deploy(&a, 3, Some((answers.clone(), &state))).await;
+    assert_eq!(done["result"]["resultType"], "complete", "{done}");
+    assert_eq!(first_text(&done["result"]), "Deployed api x2: notes");
+    assert_consumed(&deploy(&b, 4, Some((answers.clone(), &state))).await);
+    assert_consumed(&deploy(&a, 5, Some((answers, &state))).await);
+}
+
+#[tokio::test]
+async fn a_replica_killed_between_rounds_loses_nothing() {
+    let redis = RedisServer::start().await;
+    let (a, b) = (replica("deploy", &redis).await, replica("deploy", &redis).await);
+    let (key, state) = asked(&deploy(&a, 1, None).await);
+    assert!(a.terminate().await.success());
+    let (key, state) = asked(&deploy(&b, 2, Some((confirm(&key), &state))).await);
+    let done = deploy(&b, 3, Some((notes(&key), &state))).await;
+    assert_eq!(first_text(&done["result"]), "Deployed api x2: notes", "{done}");
+}
+
+#[tokio::test]
+async fn of_concurrent_replays_on_two_replicas_exactly_one_completes() {
+    let redis = RedisServer::start().await;
+    let (a, b) = (Arc::new(replica("deploy", &redis).await), Arc::new(replica("deploy", &redis).await));
+    let (answers, state) = to_final_round(&a, &b).await;
+    let sends = (0..8).map(|i| {
+        let server = if i % 2 == 0 { a.clone() } else { b.clone() };
+        let (answers, state) = (answers.clone(), state.clone());
+        tokio::spawn(async move { deploy(&server, 10 + i, Some((answers, &state))).await })
+    });
+    let answers = futures_util_join(sends).await;
+    let complete = answers.iter().filter(|r| r["result"]["resultType"] == "complete").count();
+    assert_eq!(complete, 1, "{answers:#?}");
+    for refused in answers.iter().filter(|r| r.get("error").is_some()) {
+        assert_consumed(refused);
+    }
+}
+
+/// Opens `subscriptions/listen` for tool list changes on `s` and reads its acknowledgement.
+async fn listen_for_tools(s: &HttpServer, id: &str) -> SseStream {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+        "params": {"_meta": modern_meta(json!({})), "notifications": {"toolsListChanged": true}}});
+    let mut stream =
+        s.open(&[("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "subscriptions/listen")], &body).await;
+    assert_eq!(stream.status, 200);
+    let ack = tokio::time::timeout(WAIT, stream.next()).await.expect("acknowledged in time").expect("an ack");
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    stream
+}
+
+async fn trigger_tool_change(s: &HttpServer, id: i64) {
+    let r = s.modern(id, "tools/call", json!({"name": "test_trigger_tool_change", "arguments": {}})).await;
+    assert_eq!(first_text(&r.response()["result"]), "Tool list change notification sent");
+}
+
+/// The next message on `stream` that is a notification of `method`, within [`WAIT`].
+async fn next_notification(stream: &mut SseStream, method: &str) -> Value {
+    tokio::time::timeout(WAIT, async {
+        loop {
+            let message = stream.next().await.unwrap_or_else(|| panic!("the stream ended before {method}"));
+            if message["method"] == method {
+                return message;
+            }
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("no {method} in time"))
+}
+
+#[tokio::test]
+async fn a_list_change_on_one_replica_reaches_listeners_and_sessions_on_another() {
+    let redis = RedisServer::start().await;
+    let (a, b) = (replica("everything", &redis).await, replica("everything", &redis).await);
+    let mut listener = listen_for_tools(&b, "sub-b").await;
+    // A legacy session on B, with its standalone stream open.
+    let session = b.legacy_session("2025-06-18", json!({})).await;
+    let mut legacy = b.get(&[("Mcp-Session-Id", &session), ("MCP-Protocol-Version", "2025-06-18")]).await;
+    assert_eq!(legacy.status, 200);
+
+    trigger_tool_change(&a, 1).await;
+    let note = next_notification(&mut listener, "notifications/tools/list_changed").await;
+    assert_eq!(note["params"]["_meta"][SUBSCRIPTION_ID], "sub-b", "{note}");
+    next_notification(&mut legacy, "notifications/tools/list_changed").await;
+}
+
+#[tokio::test]
+async fn with_redis_down_what_needs_it_fails_clearly_and_it_recovers_when_redis_is_back() {
+    let mut redis = RedisServer::start().await;
+    let (a, b) = (replica("deploy", &redis).await, replica("deploy", &redis).await);
+    let (answers, state) = to_final_round(&a, &b).await;
+
+    redis.kill().await;
+    assert_store_unavailable(&deploy(&a, 3, Some((answers.clone(), &state))).await);
+    // The server lives: what needs no store is served, a flow's first rounds too.
+    let listed = a.modern(4, "tools/list", json!({})).await.response();
+    assert_eq!(listed["result"]["tools"][0]["name"], "deploy", "{listed}");
+    asked(&deploy(&b, 5, None).await);
+
+    redis.restart().await;
+    // The replicas reconnect by themselves; the refused final round was never consumed, so it runs now.
+    let done = tokio::time::timeout(WAIT, async {
+        loop {
+            let r = deploy(&b, 6, Some((answers.clone(), &state))).await;
+            if r.get("error").is_none() {
+                return r;
+            }
+            assert_store_unavailable(&r);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+    .expect("the replica reconnected in time");
+    assert_eq!(first_text(&done["result"]), "Deployed api x2: notes", "{done}");
+    assert_consumed(&deploy(&a, 7, Some((answers, &state))).await);
+}
+
+#[tokio::test]
+async fn listeners_are_refused_while_redis_is_down_and_hear_changes_again_once_it_is_back() {
+    let mut redis = RedisServer::start().await;
+    let (a, b) = (replica("everything", &redis).await, replica("everything", &redis).await);
+    let mut before = listen_for_tools(&b, "before").await;
+
+    redis.kill().await;
+    let body = json!({"jsonrpc": "2.0", "id": "down", "method": "subscriptions/listen",
+        "params": {"_meta": modern_meta(json!({})), "notifications": {"toolsListChanged": true}}});
+    let refused =
+        b.post(&[("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "subscriptions/listen")], &body).await;
+    assert_store_unavailable(&refused.response());
+
+    redis.restart().await;
+    // The listener that stayed is resynced ("every list changed") once the channel is back.
+    next_notification(&mut before, "notifications/tools/list_changed").await;
+    // And a change on A reaches a new listener on B.
+    let mut after = listen_for_tools(&b, "after").await;
+    let reached = tokio::time::timeout(WAIT, async {
+        let mut id = 10;
+        loop {
+            // A's publisher may still be reconnecting: a change it could not send is lost, so send again.
+            trigger_tool_change(&a, id).await;
+            id += 1;
+            while let Ok(Some(event)) = after.next_event_within(Duration::from_millis(500)).await {
+                if event.is_message() {
+                    return event.json();
+                }
+            }
+        }
+    })
+    .await
+    .expect("a change reached the listener after the restart");
+    assert_eq!(reached["method"], "notifications/tools/list_changed", "{reached}");
+}
+
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+/// A modern request to `s` from a client that opted into tasks; the whole response.
+async fn task_request(s: &HttpServer, id: i64, method: &str, params: Value) -> Value {
+    let capabilities = json!({"elicitation": {}, "extensions": { TASKS: {} }});
+    s.modern_declaring(id, method, params, capabilities).await.response()
+}
+
+/// Polls `tasks/get` on `s` until the task's status is `status`.
+async fn until_status(s: &HttpServer, task_id: &Value, status: &str) -> Value {
+    tokio::time::timeout(WAIT, async {
+        loop {
+            let r = task_request(s, 99, "tasks/get", json!({"taskId": task_id})).await;
+            assert!(r.get("error").is_none(), "{r}");
+            if r["result"]["status"] == status {
+                return r["result"].clone();
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("the task never became {status}"))
+}
+
+#[tokio::test]
+async fn a_task_made_on_one_replica_is_polled_answered_and_cancelled_on_another() {
+    let redis = RedisServer::start().await;
+    let (a, b) = (replica("everything", &redis).await, replica("everything", &redis).await);
+
+    // Made on A (its runner runs there), waiting for input: B shows the request and takes the answer.
+    let created =
+        task_request(&a, 1, "tools/call", json!({"name": "confirm_delete", "arguments": {"filename": "f"}})).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let task_id = created["result"]["taskId"].clone();
+    let waiting = until_status(&b, &task_id, "input_required").await;
+    let key = waiting["inputRequests"].as_object().expect("input requests").keys().next().unwrap().clone();
+    let answer = json!({ key: {"action": "accept", "content": {"confirm": true}} });
+    let updated = task_request(&b, 2, "tasks/update", json!({"taskId": task_id, "inputResponses": answer})).await;
+    assert!(updated.get("error").is_none(), "{updated}");
+    let done = until_status(&b, &task_id, "completed").await;
+    assert_eq!(first_text(&done["result"]), "Deleted f", "{done}");
+
+    // A long one made on A, cancelled on B: both see it cancelled, and it stays so.
+    let slow = task_request(&a, 3, "tools/call", json!({"name": "slow_compute", "arguments": {"seconds": 600}})).await;
+    let slow_id = slow["result"]["taskId"].clone();
+    let cancelled = task_request(&b, 4, "tasks/cancel", json!({"taskId": slow_id})).await;
+    assert!(cancelled.get("error").is_none(), "{cancelled}");
+    until_status(&a, &slow_id, "cancelled").await;
+
+    // A task id another replica never heard of is unknown there too.
+    let unknown = task_request(&b, 5, "tasks/get", json!({"taskId": "0123456789abcdef0123456789abcdef"})).await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+}
