@@ -48,6 +48,10 @@ impl era::Headers for HeaderList {
     fn get(&self, name: &str) -> Option<&[u8]> {
         self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_slice())
     }
+
+    fn repeated(&self, name: &str) -> bool {
+        self.0.iter().filter(|(n, _)| n == name).nth(1).is_some()
+    }
 }
 
 /// The HTTP status an answer goes with.
