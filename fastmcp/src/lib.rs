@@ -34,6 +34,7 @@ pub mod error;
 pub mod flow;
 pub mod handler;
 mod ids;
+mod log_every;
 mod macro_support;
 pub mod protocol;
 #[cfg(feature = "client")]
