@@ -14,7 +14,7 @@ use crate::context::{HttpParts, HttpRequest};
 use crate::era::{self, Answer, Classified, Connection, Delivery, Engine, Message, SessionUse, Status, Stream};
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, codes, error_json};
 use crate::server::Server;
-use bytes::Bytes;
+use bytes::{Buf as _, Bytes};
 use http::header::{self, HeaderMap, HeaderValue};
 use http::{Method, StatusCode};
 use http_body_util::{BodyExt as _, Full, Limited};
@@ -346,11 +346,20 @@ impl Endpoint {
             ));
             error(StatusCode::PAYLOAD_TOO_LARGE, None, &e)
         };
-        // Refused before the body is polled, so a client that sent `Expect: 100-continue` never gets its
-        // 100 Continue and never sends the body.
+        // A declared length over the cap is refused before the body is buffered. A client that sent
+        // `Expect: 100-continue` waits for hyper's 100 Continue, which goes out only once the body is polled:
+        // refused unpolled, it never sends the body. Any other client is sending it already: up to the cap of
+        // it is read and dropped first, so that client reads this answer rather than a connection reset.
         if let Some(length) = headers.get(header::CONTENT_LENGTH) {
             match length.to_str().ok().and_then(|l| l.trim().parse::<u64>().ok()) {
-                Some(length) if length > max as u64 => return too_large(),
+                Some(length) if length > max as u64 => {
+                    let expects =
+                        headers.get(header::EXPECT).is_some_and(|e| e.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+                    if !expects {
+                        let _ = tokio::time::timeout(self.body_read_timeout, discard(body, max)).await;
+                    }
+                    return too_large();
+                }
                 Some(_) => {}
                 None => {
                     let e = ErrorObject::invalid_request("Content-Length is not a number");
@@ -600,6 +609,18 @@ impl Endpoint {
         conn.protocol_version()
             .filter(|v| *v >= ProtocolVersion::V2025_11_25)
             .map(|_| self.engine.server.options().sse_retry)
+    }
+}
+
+/// Reads and drops a body until it ends or `most` bytes of it were read.
+async fn discard<B: http_body::Body>(body: B, most: usize) {
+    let mut body = std::pin::pin!(body);
+    let mut read = 0;
+    while read <= most {
+        match body.as_mut().frame().await {
+            Some(Ok(frame)) => read += frame.data_ref().map_or(0, |data| data.remaining()),
+            _ => return,
+        }
     }
 }
 
