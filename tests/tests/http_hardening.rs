@@ -484,7 +484,8 @@ async fn long_lived_streams_are_capped_per_client_and_in_total() {
         if reply.status == 200 {
             break;
         }
-        assert_eq!(reply.status, 429, "{reply:?}");
+        // Until the server has seen the close, the server is full.
+        assert_eq!(reply.status, 503, "{reply:?}");
         assert!(start.elapsed() < TIMEOUT, "still refused after a stream closed");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -568,6 +569,30 @@ async fn h2_send(
     let status = response.status().as_u16();
     let body = response.into_body().collect().await.expect("the body").to_bytes();
     (status, String::from_utf8(body.to_vec()).unwrap())
+}
+
+#[tokio::test]
+async fn an_h2_connection_has_at_most_max_concurrent_streams_requests_in_flight() {
+    let s = Server::spawn(&[("HARDENED_H2_STREAMS", "1")]).await;
+    let (mut sender, conn) = h2_connect(s.addr).await;
+    tokio::spawn(conn);
+    let uri = format!("http://{}/mcp", s.addr);
+    let mut listen = hyper::Request::post(&uri);
+    for (k, v) in modern_headers("subscriptions/listen") {
+        listen = listen.header(k, v);
+    }
+    let listen = listen.body(H2Body::new(hyper::body::Bytes::from(listen_body("h2")))).unwrap();
+    let subscription = tokio::time::timeout(TIMEOUT, sender.send_request(listen)).await.unwrap().unwrap();
+    assert_eq!(subscription.status(), 200);
+    // The subscription holds the connection's one stream: a second request waits for it.
+    let mut second = sender.clone();
+    let call = tokio::spawn(async move { h2_send(&mut second, &uri, &[]).await });
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(!call.is_finished(), "a second request in flight beside the subscription");
+    drop(subscription);
+    let (status, body) = tokio::time::timeout(TIMEOUT, call).await.expect("served once the stream closed").unwrap();
+    assert_eq!(status, 200, "{body}");
+    s.serves().await;
 }
 
 /// One request on a fresh HTTP/2 connection.

@@ -1,7 +1,8 @@
 //! A server whose HTTP limits come from the environment, run as a real process by `tests/http_hardening.rs`:
 //! `HARDENED_HEADER_MS`, `HARDENED_BODY_MS`, `HARDENED_IDLE_MS`, `HARDENED_GRACE_MS` (the timeouts and the
 //! shutdown grace), `HARDENED_MAX_CONNECTIONS`, `HARDENED_PER_CLIENT` (connections),
-//! `HARDENED_MAX_STREAMS`, `HARDENED_STREAMS_PER_CLIENT` (long-lived streams); unset, the defaults. It
+//! `HARDENED_H2_STREAMS` (requests in flight per HTTP/2 connection), `HARDENED_MAX_STREAMS`,
+//! `HARDENED_STREAMS_PER_CLIENT` (long-lived streams); unset, the defaults. It
 //! serves on a free loopback port and says where on stderr, as every fastmcp server does.
 
 use fastmcp::prelude::*;
@@ -32,6 +33,7 @@ async fn main() -> fastmcp::Result<()> {
     options.idle_timeout = millis("HARDENED_IDLE_MS").unwrap_or(defaults.idle_timeout);
     options.max_connections = var("HARDENED_MAX_CONNECTIONS").unwrap_or(defaults.max_connections);
     options.max_connections_per_client = var("HARDENED_PER_CLIENT").unwrap_or(defaults.max_connections_per_client);
+    options.max_concurrent_streams = var("HARDENED_H2_STREAMS").unwrap_or(defaults.max_concurrent_streams);
     options.max_streams = var("HARDENED_MAX_STREAMS").unwrap_or(defaults.max_streams);
     options.max_streams_per_client = var("HARDENED_STREAMS_PER_CLIENT").unwrap_or(defaults.max_streams_per_client);
     let mut server = FastMcp::new("hardened").tool(echo);
