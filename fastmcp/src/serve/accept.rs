@@ -6,6 +6,7 @@
 use super::admission::{Admission, Place};
 use super::backoff::Backoff;
 use super::connection::{Activity, Ends, drive};
+use crate::protocol::{ErrorObject, error_json};
 use crate::server::{HttpOptions, Server};
 use crate::transport::http::{Body, McpService, PeerAddr, ServiceOptions, holding};
 use bytes::Bytes;
@@ -164,8 +165,8 @@ fn too_many_connections(limit: usize) -> hyper::Response<Body> {
         "too many connections from this client (limit {limit}, HttpOptions::max_connections_per_client); \
          close one first"
     );
-    let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32603, "message": message}});
-    let mut response = hyper::Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    let body = error_json(None, &ErrorObject::internal(message));
+    let mut response = hyper::Response::new(Full::new(Bytes::from(body)).boxed());
     *response.status_mut() = hyper::StatusCode::TOO_MANY_REQUESTS;
     let headers = response.headers_mut();
     headers.insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("application/json"));

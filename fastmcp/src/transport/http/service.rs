@@ -52,13 +52,15 @@ pub struct ServiceOptions {
 }
 
 impl Default for ServiceOptions {
+    /// `serve_http`'s defaults (see [`HttpOptions`](crate::server::HttpOptions)), local only.
     fn default() -> Self {
+        let http = crate::server::HttpOptions::default();
         Self {
-            sessions: true,
+            sessions: http.sessions,
             local_only: true,
-            body_read_timeout: Duration::from_secs(60),
-            max_streams: 512,
-            max_streams_per_client: 16,
+            body_read_timeout: http.body_read_timeout,
+            max_streams: http.max_streams,
+            max_streams_per_client: http.max_streams_per_client,
         }
     }
 }
