@@ -42,6 +42,7 @@ pub mod __fuzz {
 mod fuzzing;
 pub mod handler;
 mod ids;
+mod log_every;
 mod macro_support;
 pub mod protocol;
 #[cfg(feature = "client")]

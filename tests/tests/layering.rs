@@ -44,6 +44,8 @@ pub const FASTMCP: &[(&str, &str)] = &[
     // 0: leaves. The wire types, minted ids, the error type, request-state tokens, input schemas.
     ("protocol", "0.0"),
     ("ids", "0.0"),
+    // Rate-limited logging of floods (refused tokens, failing accepts).
+    ("log_every", "0.0"),
     // Authorization: tokens, verifiers, access rules, the edge; knows nothing of MCP messages.
     ("auth", "0.2"),
     ("error", "0.1"),

@@ -1,4 +1,4 @@
-//! stdio under abuse, against a real server process (`src/bin/hardened.rs`): batches bounded in size,
+//! stdio under abuse, against a real server process (`src/bin/hardened_stdio.rs`): batches bounded in size,
 //! requests bounded in number per connection (waiting, never dropped, never deadlocking a handler that
 //! asks the client), reply lines bounded like inbound ones, and memory that settles after a burst.
 //!
@@ -21,7 +21,7 @@ struct Server {
 
 impl Server {
     fn spawn(env: &[(&str, &str)]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hardened"))
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hardened_stdio"))
             .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -6,14 +6,21 @@ use super::challenge::{Challenge, Presented};
 use super::resource::{METADATA_PATH, Metadata, Origin, ProtectedResource};
 use super::token::AccessToken;
 use super::verify::{Rejected, check_expiry};
+use crate::log_every::{LogEvery, held_back};
 use std::sync::{Arc, OnceLock};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
+
+/// At most one log line a second about refused or unverifiable tokens: a flood of bad tokens must not
+/// flood the log.
+const REFUSED_LOG_INTERVAL: Duration = Duration::from_secs(1);
 
 /// A protected server's edge, built once from its [`ProtectedResource`].
 pub(crate) struct Gate {
     config: ProtectedResource,
     /// The canonical URI, once known (configured, or the URL `serve_http` bound).
     resolved: OnceLock<Resolved>,
+    /// Limits the lines about refused tokens.
+    refused_log: LogEvery,
 }
 
 struct Resolved {
@@ -45,7 +52,7 @@ pub(crate) struct Refused {
 
 impl Gate {
     pub fn new(config: ProtectedResource) -> Self {
-        let gate = Self { resolved: OnceLock::new(), config };
+        let gate = Self { resolved: OnceLock::new(), config, refused_log: LogEvery::new(REFUSED_LOG_INTERVAL) };
         if let Some(uri) = gate.config.resource.clone() {
             gate.resolve(&uri);
         }
@@ -131,11 +138,15 @@ impl Gate {
                 message: format!("Invalid Authorization header: {what}"),
             },
             Unadmitted::Rejected(Rejected::Unavailable(detail)) => {
-                tracing::warn!("a token could not be verified: {detail}");
+                if let Some(suppressed) = self.refused_log.ready() {
+                    tracing::warn!("a token could not be verified: {detail}{}", held_back(suppressed));
+                }
                 Refused { status: 503, challenge: None, message: Rejected::Unavailable(String::new()).to_string() }
             }
             Unadmitted::Rejected(rejected) => {
-                tracing::debug!("token refused: {rejected} {}", rejected.detail());
+                if let Some(suppressed) = self.refused_log.ready() {
+                    tracing::debug!("token refused: {rejected} {}{}", rejected.detail(), held_back(suppressed));
+                }
                 let description = rejected.to_string();
                 Refused {
                     status: 401,

@@ -1,22 +1,42 @@
 //! fastmcp's own HTTP server: hyper-util's accept loop (HTTP/1.1 and h2c) around the same
-//! [`McpService`] an application would mount, on one path, with graceful shutdown on SIGINT/SIGTERM.
+//! [`McpService`] an application would mount, on one path, hardened: connections capped (in total, with
+//! back-pressure, and per client), every read timed (headers, bodies, idle connections), `accept` errors
+//! backed off, and a deadline on graceful shutdown (SIGINT/SIGTERM).
 
+use super::admission::{Admission, Place};
+use super::backoff::Backoff;
+use super::connection::{Activity, Ends, drive};
+use crate::protocol::{ErrorObject, error_json};
 use crate::server::{HttpOptions, Server};
-use crate::transport::http::{McpService, ServiceOptions};
+use crate::transport::http::{Body, McpService, PeerAddr, ServiceOptions, holding};
+use bytes::Bytes;
 use http_body_util::{BodyExt as _, Full};
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::GracefulShutdown;
-use tokio::net::TcpListener;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::{TcpListener, TcpStream};
+use tokio_util::sync::CancellationToken;
 use tower_service::Service as _;
 
-/// Serves until SIGINT or SIGTERM, then lets requests in flight finish.
+/// After the shutdown grace, how long connections get to go once they are dropped.
+const KILLED: Duration = Duration::from_secs(1);
+
+/// Serves until SIGINT or SIGTERM, then lets requests in flight finish within `Options::shutdown_grace`.
 pub(super) async fn serve(server: Server, options: HttpOptions) -> std::io::Result<()> {
     let listener = TcpListener::bind(options.addr).await?;
     let bound = listener.local_addr()?;
     let mode = if options.sessions { "legacy sessions" } else { "legacy without sessions" };
     tracing::info!("serving MCP on http://{bound}{} (modern per request, {mode})", options.path);
-    let service_options = ServiceOptions { sessions: options.sessions, local_only: bound.ip().is_loopback() };
+    let service_options = ServiceOptions {
+        sessions: options.sessions,
+        local_only: bound.ip().is_loopback(),
+        body_read_timeout: options.body_read_timeout,
+        max_streams: options.max_streams,
+        max_streams_per_client: options.max_streams_per_client,
+    };
+    let grace = server.options().shutdown_grace;
     let mcp = McpService::with_options(server, service_options);
     if bound.ip().is_unspecified() {
         tracing::warn!(
@@ -25,57 +45,134 @@ pub(super) async fn serve(server: Server, options: HttpOptions) -> std::io::Resu
     } else {
         mcp.resolve_resource(&format!("http://{bound}{}", options.path));
     }
-    let path: std::sync::Arc<str> = options.path.into();
-    let graceful = GracefulShutdown::new();
-    let builder = auto::Builder::new(TokioExecutor::new());
-    let mut shutdown = std::pin::pin!(shutdown_signal());
-    loop {
-        tokio::select! {
-            accepted = listener.accept() => {
-                let (stream, _) = match accepted {
-                    Ok(accepted) => accepted,
-                    Err(e) => {
-                        tracing::warn!("accept failed: {e}");
-                        continue;
-                    }
-                };
-                // SSE answers go out in several writes; with Nagle's algorithm each later one waits for the
-                // client's delayed ACK (~40 ms a response).
-                if let Err(e) = stream.set_nodelay(true) {
-                    tracing::debug!("TCP_NODELAY not set: {e}");
-                }
-                let (mcp, path) = (mcp.clone(), path.clone());
-                // The endpoint is path-agnostic; this server serves it on one path.
-                let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
-                    let ours = req.uri().path() == &*path || mcp.serves_metadata_at(req.uri().path());
-                    let served = ours.then(|| mcp.clone().call(req));
-                    async move {
-                        match served {
-                            Some(served) => served.await,
-                            None => {
-                                let mut response = hyper::Response::new(Full::default().boxed());
-                                *response.status_mut() = hyper::StatusCode::NOT_FOUND;
-                                Ok(response)
-                            }
-                        }
-                    }
-                });
-                let conn = builder.serve_connection(TokioIo::new(stream), service).into_owned();
-                let conn = graceful.watch(conn);
-                tokio::spawn(async move {
-                    if let Err(e) = conn.await {
-                        tracing::debug!("connection ended: {e}");
-                    }
-                });
-            }
-            () = &mut shutdown => break,
-        }
+    let admission = Admission::new(options.max_connections, options.max_connections_per_client);
+    let ends = Arc::new(Ends {
+        first: options.header_read_timeout,
+        idle: options.idle_timeout,
+        stop: CancellationToken::new(),
+        kill: CancellationToken::new(),
+    });
+    let builder = builder(&options);
+    let endpoint = Arc::new(Endpoint { mcp: mcp.clone(), path: options.path.into(), builder });
+    tokio::select! {
+        () = accept(listener, &admission, &endpoint, &ends) => {}
+        () = shutdown_signal() => {}
     }
-    tracing::info!("shutting down: finishing requests in flight");
+    // The listener is closed: nothing new is accepted.
+    tracing::info!("shutting down: finishing requests in flight (at most {} s)", grace.as_secs_f64());
     // Subscriptions and standalone streams never end on their own: end them so the connections can close.
     mcp.shutdown();
-    graceful.shutdown().await;
+    ends.stop.cancel();
+    if tokio::time::timeout(grace, admission.all_closed()).await.is_err() {
+        tracing::warn!(
+            "{} connection(s) still open after the shutdown grace (FastMcp::shutdown_grace): closing them",
+            admission.open()
+        );
+        ends.kill.cancel();
+        let _ = tokio::time::timeout(KILLED, admission.all_closed()).await;
+    }
     Ok(())
+}
+
+/// What every connection is served with.
+struct Endpoint {
+    mcp: McpService,
+    path: Arc<str>,
+    builder: auto::Builder<TokioExecutor>,
+}
+
+/// hyper's connection settings from the options: the header timeout (hyper needs a timer for it) and
+/// HTTP/2's cap on requests in flight.
+fn builder(options: &HttpOptions) -> auto::Builder<TokioExecutor> {
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder.http1().timer(TokioTimer::new()).header_read_timeout(options.header_read_timeout);
+    builder.http2().timer(TokioTimer::new()).max_concurrent_streams(options.max_concurrent_streams);
+    builder
+}
+
+/// Accepts connections for as long as it is polled, each while there is a place for it.
+async fn accept(listener: TcpListener, admission: &Arc<Admission>, endpoint: &Arc<Endpoint>, ends: &Arc<Ends>) {
+    let mut backoff = Backoff::new();
+    loop {
+        let permit = admission.wait_for_place().await;
+        let (stream, peer) = loop {
+            match listener.accept().await {
+                Ok(accepted) => break accepted,
+                Err(e) => backoff.failed(&e).await,
+            }
+        };
+        backoff.succeeded();
+        // SSE answers go out in several writes; with Nagle's algorithm each later one waits for the
+        // client's delayed ACK (~40 ms a response).
+        if let Err(e) = stream.set_nodelay(true) {
+            tracing::debug!("TCP_NODELAY not set: {e}");
+        }
+        let place = admission.admit(permit, peer.ip());
+        tokio::spawn(connection(stream, peer, place, admission.per_client(), endpoint.clone(), ends.clone()));
+    }
+}
+
+/// Serves one connection, holding its place until it closes.
+async fn connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    place: Result<Place, Place>,
+    per_client: usize,
+    endpoint: Arc<Endpoint>,
+    ends: Arc<Ends>,
+) {
+    let activity = Activity::new();
+    let io = TokioIo::new(stream);
+    let _place = match place {
+        Ok(place) => place,
+        Err(place) => {
+            let service = hyper::service::service_fn(move |_| async move {
+                Ok::<_, std::convert::Infallible>(too_many_connections(per_client))
+            });
+            drive(endpoint.builder.serve_connection(io, service).into_owned(), activity, ends).await;
+            drop(place);
+            return;
+        }
+    };
+    let requests = activity.clone();
+    let (mcp, path) = (endpoint.mcp.clone(), endpoint.path.clone());
+    // The endpoint is path-agnostic; this server serves it on one path.
+    let service = hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
+        let in_flight = requests.begin();
+        req.extensions_mut().insert(PeerAddr(peer.ip()));
+        let ours = req.uri().path() == &*path || mcp.serves_metadata_at(req.uri().path());
+        let served = ours.then(|| mcp.clone().call(req));
+        async move {
+            let response = match served {
+                Some(served) => served.await?,
+                None => status(hyper::StatusCode::NOT_FOUND),
+            };
+            Ok::<_, std::convert::Infallible>(holding(response, in_flight))
+        }
+    });
+    drive(endpoint.builder.serve_connection(io, service).into_owned(), activity, ends).await;
+}
+
+fn status(status: hyper::StatusCode) -> hyper::Response<Body> {
+    let mut response = hyper::Response::new(Full::default().boxed());
+    *response.status_mut() = status;
+    response
+}
+
+/// A connection beyond its client's share: every request is answered 429, and the connection closes.
+fn too_many_connections(limit: usize) -> hyper::Response<Body> {
+    let message = format!(
+        "too many connections from this client (limit {limit}, HttpOptions::max_connections_per_client); \
+         close one first"
+    );
+    let body = error_json(None, &ErrorObject::internal(message));
+    let mut response = hyper::Response::new(Full::new(Bytes::from(body)).boxed());
+    *response.status_mut() = hyper::StatusCode::TOO_MANY_REQUESTS;
+    let headers = response.headers_mut();
+    headers.insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("application/json"));
+    headers.insert(hyper::header::RETRY_AFTER, hyper::header::HeaderValue::from_static("1"));
+    headers.insert(hyper::header::CONNECTION, hyper::header::HeaderValue::from_static("close"));
+    response
 }
 
 async fn shutdown_signal() {

@@ -4,6 +4,12 @@
 
 #[cfg(feature = "http")]
 mod accept;
+#[cfg(feature = "http")]
+mod admission;
+#[cfg(feature = "http")]
+mod backoff;
+#[cfg(feature = "http")]
+mod connection;
 
 use crate::auth::{AccessToken, STDIO_TOKEN_VAR};
 use crate::error::{Error, Result};
@@ -88,7 +94,7 @@ impl Server {
     }
 
     /// Serves Streamable HTTP on `options.addr` and `options.path` until SIGINT or SIGTERM, then lets
-    /// requests in flight finish.
+    /// requests in flight finish within [`FastMcp::shutdown_grace`] and closes every connection still open.
     #[cfg(feature = "http")]
     pub async fn serve_http(&self, options: crate::server::HttpOptions) -> Result<()> {
         accept::serve(self.clone(), options).await.map_err(Error::from)

@@ -52,7 +52,8 @@ pub struct Options {
     pub cache: CacheHints,
     /// The largest inbound message (one stdio line), in bytes.
     pub max_message_bytes: usize,
-    /// How long requests still running at end of input (stdin EOF) may take to finish.
+    /// How long requests still running at shutdown may take to finish: after stdin's EOF on stdio, after
+    /// SIGINT/SIGTERM over HTTP (then every connection still open is closed, a half-sent request included).
     pub shutdown_grace: Duration,
     /// Legacy sessions: serve handlers that `.ask()` by sending the client real requests.
     pub legacy_shim: bool,
@@ -263,7 +264,8 @@ impl FastMcp {
         self
     }
 
-    /// How long in-flight requests may run after the client closes stdin (default 10 s).
+    /// How long in-flight requests may run after the client closes stdin, or over HTTP after SIGINT/SIGTERM
+    /// (default 10 s). Then they are dropped, and over HTTP every connection is closed.
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
         self.options.shutdown_grace = grace;
         self
@@ -511,11 +513,51 @@ pub struct HttpOptions {
     /// state-only `.ask()` rounds work — any replica can serve any request. Modern requests are stateless
     /// either way.
     pub sessions: bool,
+    /// How long a client may take to send a request's head (default 30 s, hyper's own): a connection that
+    /// trickles its headers, or sends nothing after connecting, is closed. On HTTP/1.1 hyper also times the
+    /// wait for the next request's head from the end of the last response, so an idle HTTP/1.1 connection
+    /// closes after the shorter of this and [`idle_timeout`](Self::idle_timeout).
+    pub header_read_timeout: Duration,
+    /// How long a client may take to send a whole request body (default 60 s, nginx's
+    /// `client_body_timeout`, here a deadline for the whole body so a trickle cannot stretch it). Past it the
+    /// request is answered 408 and the connection closed.
+    pub body_read_timeout: Duration,
+    /// A connection with no request in flight this long is closed (default 75 s, nginx's
+    /// `keepalive_timeout`). Long-lived streams are requests in flight: they keep their connection.
+    pub idle_timeout: Duration,
+    /// The most connections served at once (default 1 024). At the cap the server stops accepting: new
+    /// connections wait in the listen backlog until one closes, and are then served.
+    pub max_connections: usize,
+    /// The most connections from one client IP address at once (default 256), so one client cannot take
+    /// every connection. Beyond it a connection's requests are answered 429 with `Retry-After`. Behind a
+    /// reverse proxy every client has the proxy's address: raise it to `max_connections` there.
+    pub max_connections_per_client: usize,
+    /// The most requests in flight on one HTTP/2 connection (h2 `SETTINGS_MAX_CONCURRENT_STREAMS`, default
+    /// 100, the least RFC 9113 recommends); HTTP/1.1 serves one at a time.
+    pub max_concurrent_streams: u32,
+    /// The most long-lived streams (modern `subscriptions/listen`, legacy `GET` streams) open at once
+    /// (default 512); one more is answered 503 with `Retry-After`.
+    pub max_streams: usize,
+    /// The most long-lived streams one client holds at once (default 16): per principal on a protected
+    /// server, else per client IP address. One more is answered 429 with `Retry-After`.
+    pub max_streams_per_client: usize,
 }
 
 impl Default for HttpOptions {
     fn default() -> Self {
-        Self { addr: SocketAddr::from(([127, 0, 0, 1], 8000)), path: "/mcp".into(), sessions: true }
+        Self {
+            addr: SocketAddr::from(([127, 0, 0, 1], 8000)),
+            path: "/mcp".into(),
+            sessions: true,
+            header_read_timeout: Duration::from_secs(30),
+            body_read_timeout: Duration::from_secs(60),
+            idle_timeout: Duration::from_secs(75),
+            max_connections: 1024,
+            max_connections_per_client: 256,
+            max_concurrent_streams: 100,
+            max_streams: 512,
+            max_streams_per_client: 16,
+        }
     }
 }
 

@@ -10,6 +10,9 @@ mod origin;
 mod service;
 mod session;
 mod sse;
+mod streams;
 
 pub use service::{McpService, ServiceOptions};
 pub use sse::Body;
+pub(crate) use sse::holding;
+pub(crate) use streams::PeerAddr;

@@ -1,31 +1,109 @@
-//! DNS-rebinding protection for local servers: `Host` must name the loopback, and an `Origin`, if sent, must
-//! be a loopback origin.
+//! Which host a request is for, parsed strictly, and DNS-rebinding protection for local servers.
+//!
+//! A request names its host once: one `Host` header (RFC 9112 §3.2: none, or more than one, is a 400), or
+//! on HTTP/2 the `:authority` (the request URI's authority), which must agree with `Host` when both are
+//! sent. Each is `host[:port]` with a bracketed IPv6 address only as `[addr]`, nothing after it but a port.
+//! With `local_only`, that host must name the loopback, and an `Origin`, if sent, must be a loopback origin.
 
-use crate::era::Headers as _;
 use http::header::{self, HeaderMap};
+use http::{StatusCode, Uri};
 
-pub(crate) fn local_origin(headers: &HeaderMap) -> bool {
-    let host = headers.text(header::HOST.as_str()).unwrap_or("");
-    let host_ok = host.is_empty() || is_loopback_authority(host);
-    let origin_ok = headers.get(header::ORIGIN).is_none_or(|o| {
-        o.to_str()
+/// Why a request's host is refused: its status (400 malformed, 403 not local) and the error's message.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct HostRefused {
+    pub status: StatusCode,
+    pub message: &'static str,
+}
+
+const fn malformed(message: &'static str) -> HostRefused {
+    HostRefused { status: StatusCode::BAD_REQUEST, message }
+}
+
+const NOT_LOCAL: HostRefused =
+    HostRefused { status: StatusCode::FORBIDDEN, message: "Forbidden: Host or Origin is not a local address" };
+
+/// Checks the host a request names (always) and, with `local_only`, that it and its `Origin` are local.
+pub(crate) fn check(uri: &Uri, headers: &HeaderMap, local_only: bool) -> Result<(), HostRefused> {
+    let mut hosts = headers.get_all(header::HOST).iter();
+    let host = match (hosts.next(), hosts.next()) {
+        (_, Some(_)) => return Err(malformed("Bad Request: more than one Host header")),
+        (Some(value), None) => {
+            let host = value.to_str().ok().filter(|h| authority(h).is_some());
+            Some(host.ok_or(malformed("Bad Request: malformed Host header"))?)
+        }
+        (None, None) => None,
+    };
+    // The `http` crate has parsed the URI's authority already, but more leniently than `host[:port]`.
+    let target = match uri.authority().map(|a| a.as_str()) {
+        Some(target) if authority(target).is_none() => return Err(malformed("Bad Request: malformed :authority")),
+        target => target,
+    };
+    let named = match (host, target) {
+        (None, None) => return Err(malformed("Bad Request: missing Host header")),
+        (Some(host), Some(target)) if !host.eq_ignore_ascii_case(target) => {
+            return Err(malformed("Bad Request: Host does not match the request's authority"));
+        }
+        (Some(one), _) | (None, Some(one)) => one,
+    };
+    if local_only && !(is_loopback(named) && local_origin(headers)) {
+        return Err(NOT_LOCAL);
+    }
+    Ok(())
+}
+
+/// No `Origin` (not a browser), or exactly one naming a loopback `http`/`https` origin.
+fn local_origin(headers: &HeaderMap) -> bool {
+    let mut origins = headers.get_all(header::ORIGIN).iter();
+    match (origins.next(), origins.next()) {
+        (None, _) => true,
+        (Some(_), Some(_)) => false,
+        (Some(origin), None) => origin
+            .to_str()
             .ok()
             .and_then(|o| o.strip_prefix("http://").or_else(|| o.strip_prefix("https://")))
-            .is_some_and(is_loopback_authority)
-    });
-    host_ok && origin_ok
+            .is_some_and(is_loopback),
+    }
+}
+
+/// The host of a `host[:port]` authority (brackets kept off an IPv6 address), or `None` when it is not one:
+/// empty, userinfo, a path, characters a host name has not, an IPv6 literal with anything but a port after
+/// it, an empty or out-of-range port.
+fn authority(authority: &str) -> Option<&str> {
+    let (host, port) = if let Some(rest) = authority.strip_prefix('[') {
+        let (addr, after) = rest.split_once(']')?;
+        addr.parse::<std::net::Ipv6Addr>().ok()?;
+        let port = match after {
+            "" => None,
+            after => Some(after.strip_prefix(':')?),
+        };
+        (addr, port)
+    } else {
+        let (host, port) = match authority.split_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        };
+        let name_char = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~');
+        if host.is_empty() || !host.bytes().all(name_char) {
+            return None;
+        }
+        (host, port)
+    };
+    if let Some(port) = port
+        && (port.is_empty()
+            || port.len() > 5
+            || !port.bytes().all(|b| b.is_ascii_digit())
+            || port.parse::<u16>().is_err())
+    {
+        return None;
+    }
+    Some(host)
 }
 
 /// `localhost`, `127.x.y.z` or `[::1]`, with an optional port.
-fn is_loopback_authority(authority: &str) -> bool {
-    let host = if let Some(rest) = authority.strip_prefix('[') {
-        rest.split(']').next().unwrap_or("")
-    } else {
-        authority
-            .rsplit_once(':')
-            .map_or(authority, |(host, port)| if port.bytes().all(|b| b.is_ascii_digit()) { host } else { authority })
-    };
-    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+fn is_loopback(named: &str) -> bool {
+    authority(named).is_some_and(|host| {
+        host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    })
 }
 
 #[cfg(test)]
@@ -35,10 +113,71 @@ mod tests {
     #[test]
     fn loopback_authorities() {
         for ok in ["localhost", "localhost:8000", "127.0.0.1", "127.0.0.1:3000", "[::1]", "[::1]:8000", "LOCALHOST"] {
-            assert!(is_loopback_authority(ok), "{ok}");
+            assert!(is_loopback(ok), "{ok}");
         }
-        for bad in ["evil.com", "evil.com:80", "10.0.0.1", "localhost.evil.com", "[::2]:80", ""] {
-            assert!(!is_loopback_authority(bad), "{bad}");
+        for bad in ["evil.com", "evil.com:80", "10.0.0.1", "localhost.evil.com", "[::2]:80", "", "[::1]evil"] {
+            assert!(!is_loopback(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn authority_syntax() {
+        for ok in ["example.com", "a-b.example:443", "127.0.0.1:65535", "[::1]", "[2001:db8::1]:80", "x_y~z"] {
+            assert!(authority(ok).is_some(), "{ok}");
+        }
+        let bad = [
+            "",
+            ":80",
+            "[::1]evil",
+            "[::1]:",
+            "[::1]:80x",
+            "[::1",
+            "[nothost]",
+            "host:",
+            "host:99999",
+            "host:8o",
+            "host:1:2",
+            "user@host",
+            "host/path",
+            "host name",
+            "ho\tst",
+            "[::1]]",
+            "host:+80",
+        ];
+        for bad in bad {
+            assert!(authority(bad).is_none(), "{bad:?}");
+        }
+    }
+
+    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (k, v) in pairs {
+            map.append(http::HeaderName::from_bytes(k.as_bytes()).unwrap(), v.parse().unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn one_host_consistent_with_the_authority() {
+        let path: Uri = "/mcp".parse().unwrap();
+        let h2: Uri = "http://127.0.0.1:8000/mcp".parse().unwrap();
+        let status =
+            |uri: &Uri, pairs: &[(&str, &str)], local| check(uri, &headers(pairs), local).map_err(|r| r.status);
+        assert_eq!(status(&path, &[("host", "127.0.0.1:8000")], true), Ok(()));
+        assert_eq!(status(&path, &[], false), Err(StatusCode::BAD_REQUEST), "no Host");
+        assert_eq!(status(&path, &[("host", "a"), ("host", "a")], false), Err(StatusCode::BAD_REQUEST));
+        assert_eq!(status(&path, &[("host", "[::1]evil")], false), Err(StatusCode::BAD_REQUEST));
+        assert_eq!(status(&path, &[("host", "evil.com")], false), Ok(()), "not local_only");
+        assert_eq!(status(&path, &[("host", "evil.com")], true), Err(StatusCode::FORBIDDEN));
+        assert_eq!(status(&h2, &[], true), Ok(()), "h2: the :authority alone");
+        assert_eq!(status(&h2, &[("host", "127.0.0.1:8000")], true), Ok(()));
+        assert_eq!(status(&h2, &[("host", "localhost:8000")], true), Err(StatusCode::BAD_REQUEST), "disagree");
+        let origin = |o: &str| status(&path, &[("host", "localhost"), ("origin", o)], true);
+        assert_eq!(origin("http://localhost:3000"), Ok(()));
+        for bad in ["http://evil.com", "null", "http://[::1]evil", "ftp://localhost", "http://localhost/x"] {
+            assert_eq!(origin(bad), Err(StatusCode::FORBIDDEN), "{bad}");
+        }
+        let two = [("host", "localhost"), ("origin", "http://localhost"), ("origin", "http://localhost")];
+        assert_eq!(status(&path, &two, true), Err(StatusCode::FORBIDDEN), "two Origins");
     }
 }

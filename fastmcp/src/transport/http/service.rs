@@ -7,18 +7,20 @@
 
 use super::origin;
 use super::session::Sessions;
-use super::sse::{self, Body, EventLog, Response, Retention};
+use super::sse::{self, Body, EventLog, Response, Retention, holding};
+use super::streams::{AtCap, Client, PeerAddr, Streams};
 use crate::auth::{self, AccessToken, Gate, Refused};
 use crate::context::{HttpParts, HttpRequest};
 use crate::era::{self, Answer, Classified, Connection, Delivery, Engine, Message, SessionUse, Status, Stream};
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, codes, error_json};
 use crate::server::Server;
-use bytes::Bytes;
+use bytes::{Buf as _, Bytes};
 use http::header::{self, HeaderMap, HeaderValue};
 use http::{Method, StatusCode};
 use http_body_util::{BodyExt as _, Full, Limited};
 use std::convert::Infallible;
 use std::future::Future;
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::{Arc, Once};
 use std::task::{Context, Poll};
@@ -38,11 +40,28 @@ pub struct ServiceOptions {
     /// for a server on a local port (default on). Turn it off when the endpoint is served under a real host
     /// name, behind your own checks.
     pub local_only: bool,
+    /// How long a POST's body may take to arrive whole (default 60 s); past it the request is answered 408.
+    pub body_read_timeout: Duration,
+    /// The most long-lived streams (modern `subscriptions/listen`, legacy `GET` streams) open at once
+    /// (default 512); one more is answered 503 with `Retry-After`.
+    pub max_streams: usize,
+    /// The most long-lived streams one client holds at once (default 16): per principal on a protected
+    /// server, else per client address where the request carries it (fastmcp's own server does); one more
+    /// is answered 429 with `Retry-After`.
+    pub max_streams_per_client: usize,
 }
 
 impl Default for ServiceOptions {
+    /// `serve_http`'s defaults (see [`HttpOptions`](crate::server::HttpOptions)), local only.
     fn default() -> Self {
-        Self { sessions: true, local_only: true }
+        let http = crate::server::HttpOptions::default();
+        Self {
+            sessions: http.sessions,
+            local_only: true,
+            body_read_timeout: http.body_read_timeout,
+            max_streams: http.max_streams,
+            max_streams_per_client: http.max_streams_per_client,
+        }
     }
 }
 
@@ -66,6 +85,9 @@ struct Endpoint {
     /// The authorization edge, when the server is a protected resource.
     gate: Option<Arc<Gate>>,
     local_only: bool,
+    body_read_timeout: Duration,
+    /// The long-lived streams open, under their caps.
+    streams: Arc<Streams>,
     /// `None` when legacy requests are served without sessions.
     sessions: Option<Sessions>,
     /// Starts the idle-session reaper with the first session.
@@ -83,6 +105,8 @@ impl McpService {
             gate: server.inner.gate.clone(),
             engine: Engine::new(server),
             local_only: options.local_only,
+            body_read_timeout: options.body_read_timeout,
+            streams: Streams::new(options.max_streams, options.max_streams_per_client),
             sessions: options.sessions.then(Sessions::default),
             reaper: Once::new(),
         };
@@ -208,6 +232,26 @@ fn sessions_full(id: &RequestId, max: usize) -> Response {
     error(StatusCode::SERVICE_UNAVAILABLE, Some(id), &e)
 }
 
+/// A long-lived stream refused under its caps: 503 when the server is full, 429 when the client has its share;
+/// either way the client may try again (`Retry-After`, seconds) once a stream has ended.
+fn streams_full(id: Option<&RequestId>, full: &AtCap) -> Response {
+    let status = match full {
+        AtCap::Total(_) => StatusCode::SERVICE_UNAVAILABLE,
+        AtCap::Client(_) => StatusCode::TOO_MANY_REQUESTS,
+    };
+    let mut response = error(status, id, &ErrorObject::internal(full.message()));
+    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+    response
+}
+
+/// Who a stream counts against: the principal when there is one, else the client's address if known.
+fn client_of(caller: Option<&AccessToken>, peer: Option<IpAddr>) -> Option<Client> {
+    match caller {
+        Some(caller) => Some(Client::Principal(caller.principal().as_str().to_owned())),
+        None => peer.map(Client::Addr),
+    }
+}
+
 fn session_not_found(id: Option<&RequestId>) -> Response {
     error(StatusCode::NOT_FOUND, id, &ErrorObject::new(-32001, "Session not found"))
 }
@@ -233,10 +277,10 @@ impl Endpoint {
         {
             return metadata(gate, req.method());
         }
-        if self.local_only && !origin::local_origin(req.headers()) {
-            let e = ErrorObject::new(codes::INVALID_REQUEST, "Forbidden: Host or Origin is not a local address");
-            return error(StatusCode::FORBIDDEN, None, &e);
+        if let Err(refused) = origin::check(req.uri(), req.headers(), self.local_only) {
+            return error(refused.status, None, &ErrorObject::new(codes::INVALID_REQUEST, refused.message));
         }
+        let peer = req.extensions().get::<PeerAddr>().map(|p| p.0);
         // Every request of a protected server is authenticated, by its `Authorization` header alone.
         let caller = match &self.gate {
             None => None,
@@ -255,8 +299,8 @@ impl Endpoint {
         };
         let stateful = self.sessions.is_some();
         match *req.method() {
-            Method::POST => self.post(req, caller).await,
-            Method::GET if stateful => self.get(req.headers(), caller.as_deref()),
+            Method::POST => self.post(req, caller, peer).await,
+            Method::GET if stateful => self.get(req.headers(), caller.as_deref(), peer),
             Method::DELETE if stateful => self.delete(req.headers(), caller.as_deref()),
             _ if stateful => method_not_allowed("GET, POST, DELETE"),
             _ => method_not_allowed("POST"),
@@ -278,7 +322,12 @@ impl Endpoint {
         json(status, answer.json)
     }
 
-    async fn post<B>(self: Arc<Self>, req: http::Request<B>, caller: Option<Arc<AccessToken>>) -> Response
+    async fn post<B>(
+        self: Arc<Self>,
+        req: http::Request<B>,
+        caller: Option<Arc<AccessToken>>,
+        peer: Option<IpAddr>,
+    ) -> Response
     where
         B: http_body::Body<Data = Bytes>,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -297,15 +346,48 @@ impl Endpoint {
             return error(StatusCode::NOT_ACCEPTABLE, None, &e);
         }
         let max = self.engine.server.options().max_message_bytes;
-        let body = match Limited::new(body, max).collect().await {
-            Ok(body) => body.to_bytes(),
-            Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => {
-                let e = ErrorObject::invalid_request(format!(
-                    "the body exceeds the server's limit of {max} bytes (FastMcp::max_message_bytes)"
-                ));
-                return error(StatusCode::PAYLOAD_TOO_LARGE, None, &e);
+        let too_large = || {
+            let e = ErrorObject::invalid_request(format!(
+                "the body exceeds the server's limit of {max} bytes (FastMcp::max_message_bytes)"
+            ));
+            error(StatusCode::PAYLOAD_TOO_LARGE, None, &e)
+        };
+        // A declared length over the cap is refused before the body is buffered. A client that sent
+        // `Expect: 100-continue` waits for hyper's 100 Continue, which goes out only once the body is polled:
+        // refused unpolled, it never sends the body. Any other client is sending it already: up to the cap of
+        // it is read and dropped first, so that client reads this answer rather than a connection reset.
+        if let Some(length) = headers.get(header::CONTENT_LENGTH) {
+            match length.to_str().ok().and_then(|l| l.trim().parse::<u64>().ok()) {
+                Some(length) if length > max as u64 => {
+                    let expects =
+                        headers.get(header::EXPECT).is_some_and(|e| e.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+                    if !expects {
+                        let _ = tokio::time::timeout(self.body_read_timeout, discard(body, max)).await;
+                    }
+                    return too_large();
+                }
+                Some(_) => {}
+                None => {
+                    let e = ErrorObject::invalid_request("Content-Length is not a number");
+                    return error(StatusCode::BAD_REQUEST, None, &e);
+                }
             }
-            Err(e) => return error(StatusCode::BAD_REQUEST, None, &ErrorObject::invalid_request(e)),
+        }
+        let read = tokio::time::timeout(self.body_read_timeout, Limited::new(body, max).collect());
+        let body = match read.await {
+            Ok(Ok(body)) => body.to_bytes(),
+            Ok(Err(e)) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => return too_large(),
+            Ok(Err(e)) => return error(StatusCode::BAD_REQUEST, None, &ErrorObject::invalid_request(e)),
+            Err(_) => {
+                let e = ErrorObject::invalid_request(format!(
+                    "the body did not arrive within {} s (HttpOptions::body_read_timeout)",
+                    self.body_read_timeout.as_secs_f64()
+                ));
+                let mut response = error(StatusCode::REQUEST_TIMEOUT, None, &e);
+                // What is left of the body is never read: the connection cannot carry another request.
+                response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+                return response;
+            }
         };
         let Ok(text) = std::str::from_utf8(&body) else {
             return error(StatusCode::BAD_REQUEST, None, &ErrorObject::parse_error("the body is not UTF-8"));
@@ -315,7 +397,7 @@ impl Endpoint {
             Ok(Message::Request(mut req)) => {
                 req.caller = caller;
                 req.http = Some(HttpRequest::new(posted.clone()));
-                self.request(*req, &posted.headers).await
+                self.request(*req, &posted.headers, peer).await
             }
             Ok(Message::Notification(note)) => {
                 self.to_session(headers, caller.as_deref(), |conn| conn.notification(note))
@@ -327,9 +409,9 @@ impl Endpoint {
     }
 
     /// A request, where its classification says: stateless (modern), alone, or in its session.
-    async fn request(self: Arc<Self>, req: Classified, headers: &HeaderMap) -> Response {
+    async fn request(self: Arc<Self>, req: Classified, headers: &HeaderMap, peer: Option<IpAddr>) -> Response {
         match req.session_use() {
-            SessionUse::None => self.modern(req, headers).await,
+            SessionUse::None => self.modern(req, headers, peer).await,
             legacy => self.legacy(legacy, req, headers).await,
         }
     }
@@ -365,7 +447,17 @@ impl Endpoint {
 
     /// A modern request: admitted (headers against the body, envelope…), then served statelessly, as JSON
     /// or on a live stream. Closing that stream is cancellation on the modern protocol.
-    async fn modern(self: Arc<Self>, req: Classified, headers: &HeaderMap) -> Response {
+    async fn modern(self: Arc<Self>, req: Classified, headers: &HeaderMap, peer: Option<IpAddr>) -> Response {
+        // A long-lived stream (a subscription) takes its slot under the caps first.
+        let slot = match req.delivery() {
+            Delivery::Stream { keep_alive: true } => {
+                match self.streams.acquire(client_of(req.caller.as_deref(), peer).as_ref()) {
+                    Ok(slot) => Some(slot),
+                    Err(full) => return streams_full(Some(&req.id), &full),
+                }
+            }
+            _ => None,
+        };
         let admitted = match self.engine.admit(req, Some(headers)) {
             Ok(admitted) => admitted,
             Err(refused) => return self.answer(refused),
@@ -374,7 +466,7 @@ impl Endpoint {
             Delivery::Json => self.answer(self.engine.serve(admitted, None, CancellationToken::new(), None).await),
             Delivery::Stream { keep_alive } => {
                 let keep_alive = keep_alive.then_some(self.engine.server.options().keep_alive);
-                sse::live(keep_alive, move |tx| async move {
+                let response = sse::live(keep_alive, move |tx| async move {
                     let cancel = CancellationToken::new();
                     let serve = self.engine.serve(admitted, Some(tx.clone()), cancel.clone(), None);
                     tokio::select! {
@@ -383,7 +475,11 @@ impl Endpoint {
                         }
                         () = tx.closed() => cancel.cancel(),
                     }
-                })
+                });
+                match slot {
+                    Some(slot) => holding(response, slot),
+                    None => response,
+                }
             }
         }
     }
@@ -439,7 +535,7 @@ impl Endpoint {
     }
 
     /// `GET`: the session's standalone stream, or with `Last-Event-ID` the rest of a stream the client lost.
-    fn get(&self, headers: &HeaderMap, caller: Option<&AccessToken>) -> Response {
+    fn get(&self, headers: &HeaderMap, caller: Option<&AccessToken>, peer: Option<IpAddr>) -> Response {
         if !accepts(headers, "text/event-stream") {
             let e = ErrorObject::invalid_request("Accept must list text/event-stream");
             return error(StatusCode::NOT_ACCEPTABLE, None, &e);
@@ -449,11 +545,15 @@ impl Endpoint {
             return error(StatusCode::BAD_REQUEST, None, &e);
         }
         let Some((conn, log)) = self.session(headers, caller) else { return session_not_found(None) };
+        let slot = match self.streams.acquire(client_of(caller, peer).as_ref()) {
+            Ok(slot) => slot,
+            Err(full) => return streams_full(None, &full),
+        };
         let keep_alive = Some(self.engine.server.options().keep_alive);
         if let Some(last) = headers.get(LAST_EVENT_ID) {
             let resumed =
                 last.to_str().map_err(|_| sse::ResumeError::Malformed).and_then(|l| log.resume(l, keep_alive));
-            return resumed.unwrap_or_else(|why| {
+            return resumed.map(|stream| holding(stream, slot)).unwrap_or_else(|why| {
                 let message = match why {
                     sse::ResumeError::Malformed => "Invalid Last-Event-ID: not an event id this server issued",
                     sse::ResumeError::UnknownStream => {
@@ -471,7 +571,7 @@ impl Endpoint {
             let e = ErrorObject::invalid_request("Conflict: this session already has a standalone GET stream open");
             return error(StatusCode::CONFLICT, None, &e);
         }
-        log.attach_standalone(self.priming(&conn), keep_alive)
+        holding(log.attach_standalone(self.priming(&conn), keep_alive), slot)
     }
 
     fn delete(&self, headers: &HeaderMap, caller: Option<&AccessToken>) -> Response {
@@ -515,6 +615,18 @@ impl Endpoint {
         conn.protocol_version()
             .filter(|v| *v >= ProtocolVersion::V2025_11_25)
             .map(|_| self.engine.server.options().sse_retry)
+    }
+}
+
+/// Reads and drops a body until it ends or `most` bytes of it were read.
+async fn discard<B: http_body::Body>(body: B, most: usize) {
+    let mut body = std::pin::pin!(body);
+    let mut read = 0;
+    while read <= most {
+        match body.as_mut().frame().await {
+            Some(Ok(frame)) => read += frame.data_ref().map_or(0, |data| data.remaining()),
+            _ => return,
+        }
     }
 }
 

@@ -52,6 +52,35 @@ where
     response(LiveBody { rx, keep_alive: keep_alive.map(ticker) }.boxed())
 }
 
+/// `response` with a body that holds `guard` until it is dropped: when the client has read it all, or went
+/// away. What a response occupies (a stream's slot under the caps, a connection's request in flight) is
+/// given back exactly then.
+pub fn holding<G: Send + Sync + Unpin + 'static>(response: Response, guard: G) -> Response {
+    response.map(|body| Holding { body, _guard: guard }.boxed())
+}
+
+struct Holding<G> {
+    body: Body,
+    _guard: G,
+}
+
+impl<G: Unpin> http_body::Body for Holding<G> {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
 fn message(id: Option<&str>, json: &str) -> Bytes {
     match id {
         Some(id) => Bytes::from(format!("id: {id}\nevent: message\ndata: {json}\n\n")),

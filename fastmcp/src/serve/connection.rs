@@ -1,0 +1,127 @@
+//! One connection's life: served until it ends, goes idle, or the server stops. Idle means no request in
+//! flight (a long-lived stream is one) for `idle_timeout`, or for `header_read_timeout` before its first
+//! request (a client that connects and sends nothing, or an HTTP/2 client that never finishes a request's
+//! headers). Stopping is graceful (requests in flight finish, HTTP/2 sends GOAWAY); killing, at the end of
+//! the shutdown grace, drops the connection whatever it is doing.
+
+use hyper_util::server::graceful::GracefulConnection;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::Duration;
+use tokio::sync::Notify;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// The requests in flight on one connection, and when the last one ended.
+pub(super) struct Activity {
+    born: Instant,
+    in_flight: AtomicUsize,
+    /// Milliseconds from `born` to the end of the last request; `NEVER` before the first.
+    last_ms: AtomicU64,
+    ended: Notify,
+}
+
+const NEVER: u64 = u64::MAX;
+
+/// One request in flight, until its response body is dropped (sent whole, or the client went away).
+pub(super) struct InFlight(Arc<Activity>);
+
+impl Activity {
+    pub fn new() -> Arc<Self> {
+        Arc::new(Self {
+            born: Instant::now(),
+            in_flight: AtomicUsize::new(0),
+            last_ms: AtomicU64::new(NEVER),
+            ended: Notify::new(),
+        })
+    }
+
+    pub fn begin(self: &Arc<Self>) -> InFlight {
+        self.in_flight.fetch_add(1, Ordering::SeqCst);
+        InFlight(self.clone())
+    }
+
+    /// Resolves once the connection has had no request in flight for `idle` (`first`, before any request).
+    async fn idle(self: Arc<Self>, first: Duration, idle: Duration) {
+        loop {
+            if self.in_flight.load(Ordering::SeqCst) > 0 {
+                // `notify_one` keeps a permit for a request that ends before this waits.
+                self.ended.notified().await;
+                continue;
+            }
+            let deadline = match self.last_ms.load(Ordering::SeqCst) {
+                NEVER => self.born + first,
+                ms => self.born + Duration::from_millis(ms) + idle,
+            };
+            if Instant::now() >= deadline {
+                return;
+            }
+            tokio::select! {
+                () = tokio::time::sleep_until(deadline) => {}
+                () = self.ended.notified() => {}
+            }
+        }
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let ms = u64::try_from(self.0.born.elapsed().as_millis()).unwrap_or(NEVER - 1);
+        self.0.last_ms.store(ms, Ordering::SeqCst);
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+        self.0.ended.notify_one();
+    }
+}
+
+/// When a connection is let go.
+pub(super) struct Ends {
+    /// Before its first request.
+    pub first: Duration,
+    /// Between requests.
+    pub idle: Duration,
+    /// The server stops: shut down gracefully.
+    pub stop: CancellationToken,
+    /// The shutdown grace is over: drop it.
+    pub kill: CancellationToken,
+}
+
+/// Serves `conn` until it ends, goes idle, or the server stops it. Boxed here, where `C: Send` is in scope:
+/// through the `select!`s rustc cannot prove the spawned connection task `Send` otherwise.
+pub(super) fn drive<C>(conn: C, activity: Arc<Activity>, ends: Arc<Ends>) -> Pin<Box<dyn Future<Output = ()> + Send>>
+where
+    C: GracefulConnection + Send + 'static,
+    C::Error: std::fmt::Display + Send,
+{
+    Box::pin(drive_boxed(conn, activity, ends))
+}
+
+async fn drive_boxed<C>(conn: C, activity: Arc<Activity>, ends: Arc<Ends>)
+where
+    C: GracefulConnection + Send,
+    C::Error: std::fmt::Display + Send,
+{
+    let mut conn = std::pin::pin!(conn);
+    let idle = activity.idle(ends.first, ends.idle);
+    let stop = ends.stop.clone().cancelled_owned();
+    let mut kill = std::pin::pin!(ends.kill.clone().cancelled_owned());
+    let ended = tokio::select! {
+        ended = conn.as_mut() => Some(ended),
+        () = idle => None,
+        () = stop => None,
+        () = kill.as_mut() => return,
+    };
+    let ended = match ended {
+        Some(ended) => ended,
+        None => {
+            conn.as_mut().graceful_shutdown();
+            tokio::select! {
+                ended = conn => ended,
+                () = kill => return,
+            }
+        }
+    };
+    if let Err(e) = ended {
+        tracing::debug!("connection ended: {e}");
+    }
+}
