@@ -50,6 +50,8 @@ struct Config {
     kill_every: u64,
     redis_restart_every: u64,
     redis_server: Option<PathBuf>,
+    /// Which load runs (`SOAK_LOAD`, comma-separated): `modern`, `flow`, `legacy`, `drop`; all by default.
+    load: Vec<String>,
     out: PathBuf,
     server: PathBuf,
 }
@@ -66,6 +68,11 @@ impl Config {
             kill_every: num("SOAK_KILL_EVERY", 60),
             redis_restart_every: num("SOAK_REDIS_RESTART_EVERY", 90),
             redis_server: std::env::var_os("SOAK_REDIS_SERVER").map(PathBuf::from),
+            load: std::env::var("SOAK_LOAD")
+                .unwrap_or_else(|_| "modern,flow,legacy,drop".into())
+                .split(',')
+                .map(|k| k.trim().to_owned())
+                .collect(),
             out: std::env::var_os("SOAK_OUT").map_or_else(|| PathBuf::from("target/soak"), PathBuf::from),
             server: exe.with_file_name("soak_server"),
         }
@@ -291,6 +298,14 @@ async fn timed<T>(call: impl Future<Output = Result<T, String>>) -> Result<T, St
     tokio::time::timeout(CALL_TIMEOUT, call).await.unwrap_or_else(|_| Err("timed out".into()))
 }
 
+/// One `echo` call, checked and tallied; whether it succeeded.
+async fn echo(h: &Harness, kind: &'static str, client: &Client, at: (usize, u64), word: String) -> bool {
+    let outcome = timed(async { expect_text(client.call_tool("echo", json!({"text": word})).await, &word) }).await;
+    let ok = outcome.is_ok();
+    h.record(kind, at, outcome);
+    ok
+}
+
 /// Modern calls and lists on one replica.
 async fn modern_worker(h: Arc<Harness>, i: usize, n: usize) {
     let mut conn = Conn::new(&h, i, EraChoice::Modern);
@@ -301,11 +316,7 @@ async fn modern_worker(h: Arc<Harness>, i: usize, n: usize) {
             tokio::time::sleep(Duration::from_millis(100)).await;
             continue;
         };
-        let word = format!("w{n}-{k}");
-        let outcome = timed(async { expect_text(client.call_tool("echo", json!({"text": word})).await, &word) }).await;
-        let broke = outcome.is_err();
-        h.record("modern echo", (i, generation), outcome);
-        if broke {
+        if !echo(&h, "modern echo", client, (i, generation), format!("w{n}-{k}")).await {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         if k.is_multiple_of(10) {
@@ -411,10 +422,7 @@ async fn legacy_worker(h: Arc<Harness>, i: usize, n: usize) {
             tokio::time::sleep(Duration::from_millis(100)).await;
             continue;
         };
-        let word = format!("l{n}-{k}");
-        let outcome = timed(async { expect_text(client.call_tool("echo", json!({"text": word})).await, &word) }).await;
-        let broke = outcome.is_err();
-        h.record("legacy echo", (i, generation), outcome);
+        let broke = !echo(&h, "legacy echo", client, (i, generation), format!("l{n}-{k}")).await;
         if k.is_multiple_of(5) {
             let service = format!("leg{n}-{k}");
             let want = format!("Deployed {service} x1: all good");
@@ -678,15 +686,23 @@ async fn main() {
     let done = Arc::new(AtomicBool::new(false));
     let sampling = tokio::spawn(sampler(h.clone(), series.clone(), done.clone()));
     let mut load = Vec::new();
+    let runs = |kind: &str| h.config.load.iter().any(|k| k == kind);
     for i in 0..h.slots.len() {
-        for n in 0..2 {
-            load.push(tokio::spawn(modern_worker(h.clone(), i, i * 2 + n)));
+        if runs("modern") {
+            load.push(tokio::spawn(modern_worker(h.clone(), i, i * 2)));
+            load.push(tokio::spawn(modern_worker(h.clone(), i, i * 2 + 1)));
         }
-        load.push(tokio::spawn(legacy_worker(h.clone(), i, i)));
-        load.push(tokio::spawn(dropper(h.clone(), i)));
+        if runs("legacy") {
+            load.push(tokio::spawn(legacy_worker(h.clone(), i, i)));
+        }
+        if runs("drop") {
+            load.push(tokio::spawn(dropper(h.clone(), i)));
+        }
     }
-    load.push(tokio::spawn(flow_worker(h.clone(), 0)));
-    load.push(tokio::spawn(flow_worker(h.clone(), 1)));
+    if runs("flow") {
+        load.push(tokio::spawn(flow_worker(h.clone(), 0)));
+        load.push(tokio::spawn(flow_worker(h.clone(), 1)));
+    }
     let faults = [tokio::spawn(killer(h.clone())), tokio::spawn(redis_restarter(h.clone()))];
     eprintln!(
         "soak: {} replicas for {} s (kill every {} s, redis {})",
@@ -749,8 +765,12 @@ fn summarize(h: &Harness, series: &[Sample], baseline: &[Option<u64>], after: &[
         "| replica (pid) | lived | RSS at 25 % | RSS peak | RSS last | fds peak |\n| --- | --- | --- | --- | --- | --- |"
     );
     let mut problems = Vec::new();
-    let mut pids: Vec<(usize, u32)> = series.iter().map(|s| (s.replica, s.pid)).collect();
-    pids.dedup();
+    let mut pids: Vec<(usize, u32)> = Vec::new();
+    for sample in series {
+        if !pids.contains(&(sample.replica, sample.pid)) {
+            pids.push((sample.replica, sample.pid));
+        }
+    }
     for (replica, pid) in pids {
         let samples: Vec<&Sample> = series.iter().filter(|s| s.pid == pid).collect();
         let (first, last) = (samples[0], samples[samples.len() - 1]);
@@ -778,8 +798,10 @@ fn summarize(h: &Harness, series: &[Sample], baseline: &[Option<u64>], after: &[
         let seen = h.stats.unexpected.lock().unwrap();
         problems.push(format!("{unexpected} errors no fault explains, first: {seen:?}"));
     }
-    for kind in ["modern echo", "modern flow (3 rounds, round-robin)", "legacy echo", "legacy flow (shim)"] {
-        if !ok.contains_key(kind) {
+    let expected =
+        [("modern", "modern echo"), ("flow", "modern flow (3 rounds, round-robin)"), ("legacy", "legacy echo")];
+    for (load, kind) in expected {
+        if h.config.load.iter().any(|k| k == load) && !ok.contains_key(kind) {
             problems.push(format!("no {kind} succeeded"));
         }
     }
