@@ -50,6 +50,8 @@ pub mod proxy;
 pub mod schema;
 mod serve;
 pub mod server;
+#[cfg(feature = "http")]
+mod shares;
 pub mod state;
 pub mod store;
 pub mod transport;

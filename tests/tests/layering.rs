@@ -46,6 +46,8 @@ pub const FASTMCP: &[(&str, &str)] = &[
     ("ids", "0.0"),
     // Rate-limited logging of floods (refused tokens, failing accepts).
     ("log_every", "0.0"),
+    // Each client's share of a bounded resource (connections, streams).
+    ("shares", "0.0"),
     // Authorization: tokens, verifiers, access rules, the edge; knows nothing of MCP messages.
     ("auth", "0.2"),
     ("error", "0.1"),

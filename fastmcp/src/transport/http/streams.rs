@@ -3,7 +3,7 @@
 //! bounded. A stream holds its [`Slot`] in its response body; the slot is free again when the body is
 //! dropped (the stream ended, or the client went away).
 
-use std::collections::HashMap;
+use crate::shares::{Share, Shares};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
@@ -46,61 +46,43 @@ impl AtCap {
 /// The open long-lived streams, counted in total and per client.
 pub(crate) struct Streams {
     max: usize,
-    per_client: usize,
-    open: Mutex<Open>,
-}
-
-#[derive(Default)]
-struct Open {
-    total: usize,
-    by_client: HashMap<Client, usize>,
+    total: Mutex<usize>,
+    by_client: Arc<Shares<Client>>,
 }
 
 impl Streams {
     pub fn new(max: usize, per_client: usize) -> Arc<Self> {
-        Arc::new(Self { max: max.max(1), per_client: per_client.max(1), open: Mutex::default() })
+        Arc::new(Self { max: max.max(1), total: Mutex::new(0), by_client: Shares::new(per_client) })
     }
 
-    fn open(&self) -> std::sync::MutexGuard<'_, Open> {
-        self.open.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    fn total(&self) -> std::sync::MutexGuard<'_, usize> {
+        self.total.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// A slot for one more stream of `client`, unless that exceeds a cap.
     pub fn acquire(self: &Arc<Self>, client: Option<&Client>) -> Result<Slot, AtCap> {
-        let mut open = self.open();
-        if open.total >= self.max {
+        let mut total = self.total();
+        if *total >= self.max {
             return Err(AtCap::Total(self.max));
         }
-        if let Some(client) = client {
-            let held = open.by_client.entry(client.clone()).or_default();
-            if *held >= self.per_client {
-                return Err(AtCap::Client(self.per_client));
-            }
-            *held += 1;
-        }
-        open.total += 1;
-        Ok(Slot { streams: self.clone(), client: client.cloned() })
+        let share = match client {
+            Some(client) => Some(self.by_client.take(client.clone()).ok_or(AtCap::Client(self.by_client.per_key()))?),
+            None => None,
+        };
+        *total += 1;
+        Ok(Slot { streams: self.clone(), _share: share })
     }
 }
 
 /// One open stream's place under the caps, given back when dropped.
 pub(crate) struct Slot {
     streams: Arc<Streams>,
-    client: Option<Client>,
+    _share: Option<Share<Client>>,
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        let mut open = self.streams.open();
-        open.total -= 1;
-        if let Some(client) = &self.client
-            && let Some(held) = open.by_client.get_mut(client)
-        {
-            *held -= 1;
-            if *held == 0 {
-                open.by_client.remove(client);
-            }
-        }
+        *self.streams.total() -= 1;
     }
 }
 
@@ -120,8 +102,8 @@ mod tests {
         drop(a1);
         let a3 = streams.acquire(Some(&a)).expect("a's slot was given back");
         drop((a2, a3, b1));
-        assert_eq!(streams.open().total, 0);
-        assert!(streams.open().by_client.is_empty());
+        assert_eq!(*streams.total(), 0);
+        assert!(streams.by_client.is_empty());
         assert!(AtCap::Client(16).message().contains("too many open streams for this client (limit 16"));
     }
 }
