@@ -25,6 +25,7 @@ use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -130,19 +131,43 @@ type OnClose = Box<dyn FnOnce() + Send>;
 /// store, and what to run when it ends.
 pub(crate) struct SessionState {
     values: Mutex<HashMap<String, Value>>,
+    /// Counts changes to `values`: a copy kept elsewhere (a session record in a shared store) is saved
+    /// when it moved.
+    changes: AtomicU64,
     /// `None` once the session has ended.
     on_close: Mutex<Option<Vec<OnClose>>>,
 }
 
 impl Default for SessionState {
     fn default() -> Self {
-        Self { values: Mutex::default(), on_close: Mutex::new(Some(Vec::new())) }
+        Self { values: Mutex::default(), changes: AtomicU64::new(0), on_close: Mutex::new(Some(Vec::new())) }
     }
 }
 
 impl SessionState {
     fn values(&self) -> MutexGuard<'_, HashMap<String, Value>> {
         lock(&self.values)
+    }
+
+    /// `values`, to change them.
+    fn change(&self) -> MutexGuard<'_, HashMap<String, Value>> {
+        self.changes.fetch_add(1, Ordering::Relaxed);
+        lock(&self.values)
+    }
+
+    /// How many times the values changed.
+    pub(crate) fn changes(&self) -> u64 {
+        self.changes.load(Ordering::Relaxed)
+    }
+
+    /// A copy of the values, to store.
+    pub(crate) fn snapshot(&self) -> HashMap<String, Value> {
+        self.values().clone()
+    }
+
+    /// Takes the values another copy of the session stored (not a change of this one).
+    pub(crate) fn restore(&self, values: HashMap<String, Value>) {
+        *self.values() = values;
     }
 
     /// Runs `callback` when the session ends, or now if it already has: each callback runs exactly once.
@@ -541,13 +566,13 @@ impl Context {
     /// Stores a value for later requests on this session.
     pub fn set(&self, key: impl Into<String>, value: impl Serialize) -> Result<()> {
         let value = serde_json::to_value(value)?;
-        self.session()?.values().insert(key.into(), value);
+        self.session()?.change().insert(key.into(), value);
         Ok(())
     }
 
     /// Removes a stored value; true if there was one.
     pub fn delete(&self, key: &str) -> Result<bool> {
-        Ok(self.session()?.values().remove(key).is_some())
+        Ok(self.session()?.change().remove(key).is_some())
     }
 
     /// Runs `callback` once, when this session ends: a legacy HTTP session is deleted or reaped, a stdio

@@ -93,6 +93,12 @@ async fn the_redis_store_keeps_the_store_contract() {
         }
     };
     tokio::time::timeout(WAIT, gone).await.expect("the key expired");
+    // A touch gives a live key a new expiry, and finds an absent one absent.
+    one.put("touched", b"kept", Duration::from_millis(300)).await.unwrap();
+    assert!(two.touch("touched", Duration::from_secs(60)).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(one.get("touched").await.unwrap().as_deref(), Some(&b"kept"[..]), "the touch outlived the first ttl");
+    assert!(!two.touch("short", Duration::from_secs(60)).await.unwrap(), "an expired key is not revived");
 
     let mut subscription = two.subscribe("channel");
     assert_eq!(tokio::time::timeout(WAIT, subscription.next()).await.unwrap(), Some(Event::Ready));
@@ -327,4 +333,90 @@ async fn a_task_made_on_one_replica_is_polled_answered_and_cancelled_on_another(
     // A task id another replica never heard of is unknown there too.
     let unknown = task_request(&b, 5, "tasks/get", json!({"taskId": "0123456789abcdef0123456789abcdef"})).await;
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+}
+
+/// A legacy request in `session` (its id and version headers), answered whole.
+async fn in_session(s: &HttpServer, session: &str, id: i64, method: &str, params: Value) -> Value {
+    let headers = [("Mcp-Session-Id", session), ("MCP-Protocol-Version", "2025-06-18")];
+    let reply = s.post(&headers, &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+    assert_eq!(reply.status, 200, "{method}: {reply:?}");
+    reply.response()
+}
+
+fn soak_server(redis: &RedisServer) -> impl Future<Output = HttpServer> {
+    let url = redis.url();
+    async move {
+        let bin = std::path::PathBuf::from(env!("CARGO_BIN_EXE_soak_server"));
+        HttpServer::spawn_with_env(bin, &[("FASTMCP_REDIS_URL", &url), ("FASTMCP_STATE_KEYS", KEYS)]).await
+    }
+}
+
+async fn tally(s: &HttpServer, session: &str, id: i64, add: i64) -> i64 {
+    let r = in_session(s, session, id, "tools/call", json!({"name": "tally", "arguments": {"add": add}})).await;
+    assert!(r.get("error").is_none(), "{r}");
+    first_text(&r["result"]).parse().unwrap_or_else(|_| panic!("a total: {r}"))
+}
+
+#[tokio::test]
+async fn a_legacy_session_opened_on_one_replica_is_continued_on_another() {
+    let redis = RedisServer::start().await;
+    let (a, b) = (replica("everything", &redis).await, replica("everything", &redis).await);
+    let session = a.legacy_session("2025-06-18", json!({"elicitation": {}})).await;
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-06-18")];
+
+    // B serves the session A opened.
+    let text = in_session(&b, &session, 1, "tools/call", json!({"name": "test_simple_text", "arguments": {}})).await;
+    assert_eq!(first_text(&text["result"]), "This is a simple text response for testing.", "{text}");
+
+    // The shim on A asks the client; the client's answer reaches B, which hands it to A's request.
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "test_elicitation", "arguments": {"message": "Who are you?"}}});
+    let mut stream = a.open(&headers, &call).await;
+    assert_eq!(stream.status, 200);
+    let ask = next_notification(&mut stream, "elicitation/create").await;
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"],
+        "result": {"action": "accept", "content": {"username": "ada", "email": "ada@example.com"}}});
+    assert_eq!(b.post(&headers, &answer).await.status, 202);
+    let done = tokio::time::timeout(WAIT, async {
+        loop {
+            let message = stream.next().await.expect("the stream ends with the response");
+            if message["id"] == 2 {
+                return message;
+            }
+        }
+    })
+    .await
+    .expect("the call completed");
+    assert!(first_text(&done["result"]).contains("ada"), "{done}");
+
+    // Ended on B: gone on A too.
+    assert_eq!(b.send("DELETE", &headers, "").await.status, 200);
+    let ping = json!({"jsonrpc": "2.0", "id": 3, "method": "ping"});
+    let gone = tokio::time::timeout(WAIT, async {
+        loop {
+            let reply = a.post(&headers, &ping).await;
+            if reply.status == 404 {
+                return reply;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("A heard the session end");
+    assert_eq!(gone.json()["error"]["code"], -32001, "{gone:?}");
+    assert_eq!(b.post(&headers, &ping).await.status, 404, "and B has no copy left either");
+}
+
+#[tokio::test]
+async fn a_legacy_sessions_state_outlives_the_replica_that_opened_it() {
+    let redis = RedisServer::start().await;
+    let (a, b) = (soak_server(&redis).await, soak_server(&redis).await);
+    let session = a.legacy_session("2025-06-18", json!({})).await;
+    assert_eq!(tally(&a, &session, 1, 2).await, 2);
+    assert_eq!(tally(&b, &session, 2, 3).await, 5, "B goes on from A's total");
+    assert_eq!(tally(&a, &session, 3, 4).await, 9, "and A from B's");
+    a.terminate().await;
+    assert_eq!(tally(&b, &session, 4, 1).await, 10, "A gone: the session lives on B");
+    let c = soak_server(&redis).await;
+    assert_eq!(tally(&c, &session, 5, 1).await, 11, "a replica started since knows it too");
 }

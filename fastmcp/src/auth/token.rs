@@ -83,6 +83,11 @@ impl Principal {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The principal an [`as_str`](Self::as_str) stored (a session record in a shared store) names.
+    pub(crate) fn from_stored(stored: String) -> Self {
+        Self(stored)
+    }
 }
 
 #[cfg(test)]

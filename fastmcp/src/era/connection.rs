@@ -8,7 +8,7 @@
 
 use super::classify::{Answer, Classified, Headers, Message, PROTOCOL_VERSION_HEADER, Route, Status};
 use super::engine::Engine;
-use super::legacy::{self, Channel, CloseStream, Outbound, Pending, Session};
+use super::legacy::{self, Channel, CloseStream, Outbound, Pending, Session, SessionRecord};
 use super::modern;
 use crate::auth::{AccessToken, Principal};
 use crate::protocol::{
@@ -230,11 +230,37 @@ impl Connection {
         }
     }
 
-    /// A response from the client to a request the server sent (legacy era).
-    pub fn response(&self, id: &RequestId, reply: Result<Box<RawValue>, ErrorObject>) {
-        if !self.pending.resolve(id, reply) {
-            tracing::debug!("ignoring a response to unknown request {id}");
+    /// A response from the client to a request the server sent (legacy era); `false` when no request of
+    /// this connection awaits it (on HTTP it may be another replica's).
+    pub fn response(&self, id: &RequestId, reply: Result<Box<RawValue>, ErrorObject>) -> bool {
+        let awaited = self.pending.resolve(id, reply);
+        if !awaited {
+            tracing::debug!("no request of this connection awaits the response {id}");
         }
+        awaited
+    }
+
+    /// How many times the session changed (see [`SessionRecord`]).
+    pub fn changes(&self) -> u64 {
+        self.session.changes()
+    }
+
+    /// The session, for another replica to go on with; `None` before `initialize` settled it.
+    pub fn record(&self) -> Option<SessionRecord> {
+        let mut record = self.session.record()?;
+        record.owner = self.owner.get().cloned().flatten().map(|p| p.as_str().to_owned());
+        Some(record)
+    }
+
+    /// Numbers the server-to-client requests from `first` on (see [`Pending::number_from`]).
+    pub fn number_requests_from(&self, first: i64) {
+        self.pending.number_from(first);
+    }
+
+    /// Goes on with a session another replica recorded (its owner included).
+    pub fn restore(&self, record: &SessionRecord) -> Result<(), String> {
+        let _ = self.owner.set(record.owner.clone().map(Principal::from_stored));
+        self.session.restore(record)
     }
 
     /// Serves one request; returns the response's JSON text, or `None` when the client cancelled it (then the
@@ -350,8 +376,12 @@ impl Connection {
                     &ErrorObject::invalid_request(format!("`{}` must not be part of a batch", req.method)),
                 )),
                 Ok(Message::Request(req)) => requests.push(self.enter(*req)),
-                Ok(Message::Notification(note)) => self.notification(note),
-                Ok(Message::Response { id, outcome }) => self.response(&id, outcome),
+                Ok(Message::Notification(note)) => {
+                    self.notification(note);
+                }
+                Ok(Message::Response { id, outcome }) => {
+                    self.response(&id, outcome);
+                }
             }
         }
         let reply = BatchReply::new(self.engine.server.options().reply_limit(), requests.len());
@@ -364,7 +394,9 @@ impl Connection {
         Batch::Run { requests, reply: Arc::new(reply) }
     }
 
-    pub fn notification(&self, note: Notification) {
+    /// A notification from the client; `false` when it is for a request not in flight here (a cancellation
+    /// that, on HTTP, may be for another replica's).
+    pub fn notification(&self, note: Notification) -> bool {
         match note.method.as_str() {
             NOTIFY_INITIALIZED => self.session.mark_initialized(),
             NOTIFY_CANCELLED => {
@@ -376,13 +408,17 @@ impl Connection {
                             tracing::debug!("request {id} cancelled by the client");
                             flight.cancel.cancel();
                         }
-                        None => tracing::debug!("cancellation of {id}, which is not in flight"),
+                        None => {
+                            tracing::debug!("cancellation of {id}, which is not in flight here");
+                            return false;
+                        }
                     },
                     None => tracing::debug!("ignoring a cancellation without a request id"),
                 }
             }
             other => tracing::debug!("ignoring notification {other}"),
         }
+        true
     }
 }
 

@@ -11,4 +11,4 @@ mod modern;
 pub(crate) use classify::{Answer, Classified, Delivery, Headers, Message, SessionUse, Status, batch, parse};
 pub(crate) use connection::{Batch, BatchReply, Connection, Entered, Stream};
 pub(crate) use engine::Engine;
-pub(crate) use legacy::CloseStream;
+pub(crate) use legacy::{CloseStream, SessionRecord};

@@ -85,6 +85,18 @@ impl Store for MemoryStore {
         Box::pin(std::future::ready(Ok(replaced)))
     }
 
+    fn touch<'a>(&'a self, key: &'a str, ttl: Duration) -> StoreFuture<'a, bool> {
+        let now = Instant::now();
+        let touched = match self.map().entries.get_mut(key) {
+            Some((_, expires)) if *expires > now => {
+                *expires = now + ttl;
+                true
+            }
+            _ => false,
+        };
+        Box::pin(std::future::ready(Ok(touched)))
+    }
+
     fn get<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
         let map = self.map();
         let value = map.entries.get(key).filter(|(_, expires)| *expires > Instant::now()).map(|(v, _)| v.clone());

@@ -48,6 +48,10 @@ pub trait Store: Send + Sync + 'static {
     /// `true` when replaced. The compare-and-set a record changed by several replicas (a task) needs.
     fn replace_if<'a>(&'a self, key: &'a str, expected: &'a [u8], value: &'a [u8]) -> StoreFuture<'a, bool>;
 
+    /// Gives `key` a new expiry, `ttl` from now, keeping its value; `false` when it is absent or expired.
+    /// How a record in use (a legacy session) stays alive without being rewritten.
+    fn touch<'a>(&'a self, key: &'a str, ttl: Duration) -> StoreFuture<'a, bool>;
+
     /// The value under `key`, unless it is absent or expired.
     fn get<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>>;
 

@@ -138,6 +138,16 @@ impl Store for RedisStore {
         })
     }
 
+    fn touch<'a>(&'a self, key: &'a str, ttl: Duration) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let mut cmd = ::redis::cmd("PEXPIRE");
+            cmd.arg(self.key(key)).arg(ttl_ms(ttl));
+            // 1 when the key exists (its expiry set), 0 when it does not.
+            let set: i64 = self.query(&cmd).await?;
+            Ok(set == 1)
+        })
+    }
+
     fn get<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
         Box::pin(async move {
             let mut cmd = ::redis::cmd("GET");

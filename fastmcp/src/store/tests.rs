@@ -18,6 +18,19 @@ async fn insert_if_absent_admits_once_until_the_ttl_ends() {
 }
 
 #[tokio::test]
+async fn touch_extends_a_live_entry_and_revives_nothing() {
+    let store = MemoryStore::new();
+    store.put("k", b"1", Duration::from_millis(40)).await.unwrap();
+    assert!(store.touch("k", Duration::from_secs(60)).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(60)).await;
+    assert_eq!(store.get("k").await.unwrap().as_deref(), Some(&b"1"[..]), "the touch outlived the first ttl");
+    store.put("short", b"", Duration::from_millis(1)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    assert!(!store.touch("short", Duration::from_secs(60)).await.unwrap(), "expired stays expired");
+    assert!(!store.touch("never", Duration::from_secs(60)).await.unwrap());
+}
+
+#[tokio::test]
 async fn expired_entries_are_swept_as_the_map_grows() {
     let store = MemoryStore::new();
     for i in 0..3 * FIRST_SWEEP_FOR_TESTS {

@@ -1,5 +1,6 @@
 //! The server the soak harness (`soak`) runs as replicas: a plain tool, a three-round flow shaped like the
-//! `deploy` example, and a tool that changes the tool list (so listeners have something to hear).
+//! `deploy` example, a tool that changes the tool list (so listeners have something to hear), and a running
+//! total kept in the legacy session (so a session's state has something to carry between replicas).
 
 use fastmcp::prelude::*;
 
@@ -28,6 +29,14 @@ async fn deploy(service: String, replicas: u32) -> Result<String> {
     Ok(format!("Deployed {plan}: {}", notes.text()))
 }
 
+/// Add to the session's running total; returns the new total.
+#[tool]
+async fn tally(ctx: Context, add: i64) -> Result<String> {
+    let total = ctx.get::<i64>("total")?.unwrap_or(0) + add;
+    ctx.set("total", total)?;
+    Ok(total.to_string())
+}
+
 /// A tool `toggle` switches on and off.
 #[tool]
 async fn spare() -> String {
@@ -44,5 +53,5 @@ async fn toggle(ctx: Context, on: bool) -> Result<String> {
 
 #[tokio::main]
 async fn main() -> fastmcp::Result<()> {
-    FastMcp::new("soak").tool(echo).tool(deploy).tool(spare).tool(toggle).run().await
+    FastMcp::new("soak").tool(echo).tool(deploy).tool(spare).tool(toggle).tool(tally).run().await
 }

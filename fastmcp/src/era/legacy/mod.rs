@@ -10,7 +10,7 @@ mod shim;
 
 pub(crate) use link::{CloseStream, LegacyLink};
 pub(crate) use outbound::{Outbound, Pending};
-pub(crate) use session::Session;
+pub(crate) use session::{Record as SessionRecord, Session};
 
 use super::classify::{Body, Classified};
 use crate::auth::AccessToken;

@@ -32,6 +32,12 @@ impl Pending {
         }
     }
 
+    /// Numbers the next requests from `first`: copies of one session on several replicas each take their own
+    /// range, so a response the client sends to any of them names one request only.
+    pub fn number_from(&self, first: i64) {
+        self.next_id.store(first - 1, Ordering::Relaxed);
+    }
+
     /// Fails every request still waiting: the client can no longer answer.
     pub fn close(&self) {
         self.waiting().clear();

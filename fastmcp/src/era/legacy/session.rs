@@ -3,8 +3,10 @@
 
 use crate::context::SessionState;
 use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion};
-use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Set once by `initialize`, read lock-free by every later request.
@@ -20,6 +22,29 @@ pub(crate) struct Session {
     subscriptions: Mutex<BTreeSet<String>>,
     /// One request of legacy HTTP served without sessions: no state, nothing can be pushed to the client.
     pub(super) stateless: bool,
+    /// Counts changes of the client's choices (initialized, level, subscriptions); see [`Session::changes`].
+    changes: AtomicU64,
+}
+
+/// A session as another replica needs it to serve the session's next request: what `initialize` settled,
+/// the client's choices since, and what handlers keep ([`Session::record`], [`Session::restore`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Record {
+    pub protocol_version: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_info: Option<Implementation>,
+    pub capabilities: ClientCapabilities,
+    pub initialized: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_level: Option<LoggingLevel>,
+    #[serde(default)]
+    pub subscriptions: BTreeSet<String>,
+    #[serde(default)]
+    pub values: HashMap<String, Value>,
+    /// The principal the session belongs to (see `Connection::bind_owner`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
 }
 
 /// What the client said at `initialize`.
@@ -52,7 +77,52 @@ impl Session {
     }
 
     pub fn mark_initialized(&self) {
-        self.initialized.store(true, Ordering::Relaxed);
+        if !self.initialized.swap(true, Ordering::Relaxed) {
+            self.changes.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// How many times the session changed (the client's choices and the handlers' values): a copy kept
+    /// elsewhere is saved when this moved.
+    pub fn changes(&self) -> u64 {
+        self.changes.load(Ordering::Relaxed) + self.state.changes()
+    }
+
+    /// The session as a [`Record`] (its `owner` left for the connection to fill); `None` before `initialize`
+    /// settled anything.
+    pub fn record(&self) -> Option<Record> {
+        let peer = self.peer.get()?;
+        let log_level = self.log_level.load(Ordering::Relaxed);
+        Some(Record {
+            protocol_version: peer.protocol_version.as_str().to_owned(),
+            client_info: peer.client_info.clone(),
+            capabilities: peer.capabilities.clone(),
+            initialized: self.is_initialized(),
+            log_level: (log_level > 0).then(|| self.log_level()),
+            subscriptions: self.subscriptions().clone(),
+            values: self.state.snapshot(),
+            owner: None,
+        })
+    }
+
+    /// Takes what another replica's copy of the session recorded; the peer only if this copy has none yet
+    /// (it never changes after `initialize`). Not a change of this copy.
+    pub fn restore(&self, record: &Record) -> Result<(), String> {
+        if self.peer.get().is_none() {
+            let protocol_version = ProtocolVersion::parse(&record.protocol_version)
+                .ok_or_else(|| format!("unknown protocol version {}", record.protocol_version))?;
+            let peer = Peer {
+                protocol_version,
+                client_info: record.client_info.clone(),
+                capabilities: record.capabilities.clone(),
+            };
+            let _ = self.peer.set(Arc::new(peer));
+        }
+        self.initialized.store(record.initialized, Ordering::Relaxed);
+        self.log_level.store(record.log_level.map_or(0, |level| level as u8 + 1), Ordering::Relaxed);
+        *self.subscriptions() = record.subscriptions.clone();
+        self.state.restore(record.values.clone());
+        Ok(())
     }
 
     /// The version `initialize` settled on, once it has.
@@ -66,6 +136,7 @@ impl Session {
     }
 
     pub(super) fn subscribe(&self, uri: String, on: bool) {
+        self.changes.fetch_add(1, Ordering::Relaxed);
         let mut subscriptions = self.subscriptions();
         if on {
             subscriptions.insert(uri);
@@ -84,6 +155,7 @@ impl Session {
     }
 
     pub(super) fn set_log_level(&self, level: LoggingLevel) {
+        self.changes.fetch_add(1, Ordering::Relaxed);
         self.log_level.store(level as u8 + 1, Ordering::Relaxed);
     }
 

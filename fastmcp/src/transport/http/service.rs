@@ -14,6 +14,7 @@ use crate::context::{HttpParts, HttpRequest};
 use crate::era::{self, Answer, Classified, Connection, Delivery, Engine, Message, SessionUse, Status, Stream};
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, codes, error_json};
 use crate::server::Server;
+use crate::store::StoreError;
 use bytes::{Buf as _, Bytes};
 use http::header::{self, HeaderMap, HeaderValue};
 use http::{Method, StatusCode};
@@ -89,7 +90,7 @@ struct Endpoint {
     /// The long-lived streams open, under their caps.
     streams: Arc<Streams>,
     /// `None` when legacy requests are served without sessions.
-    sessions: Option<Sessions>,
+    sessions: Option<Arc<Sessions>>,
     /// Starts the idle-session reaper with the first session.
     reaper: Once,
 }
@@ -101,13 +102,15 @@ impl McpService {
     }
 
     pub fn with_options(server: Server, options: ServiceOptions) -> Self {
+        let sessions =
+            options.sessions.then(|| Sessions::new(&server.inner.store, server.options().session_idle_timeout));
         let endpoint = Endpoint {
             gate: server.inner.gate.clone(),
             engine: Engine::new(server),
             local_only: options.local_only,
             body_read_timeout: options.body_read_timeout,
             streams: Streams::new(options.max_streams, options.max_streams_per_client),
-            sessions: options.sessions.then(Sessions::default),
+            sessions,
             reaper: Once::new(),
         };
         Self { endpoint: Arc::new(endpoint) }
@@ -252,6 +255,13 @@ fn client_of(caller: Option<&AccessToken>, peer: Option<IpAddr>) -> Option<Clien
     }
 }
 
+/// The shared store holding sessions could not be reached: the request was fine, try again later.
+fn store_unavailable(id: Option<&RequestId>, e: &StoreError) -> Response {
+    let mut response = error(StatusCode::SERVICE_UNAVAILABLE, id, &ErrorObject::internal(e.to_string()));
+    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response
+}
+
 fn session_not_found(id: Option<&RequestId>) -> Response {
     error(StatusCode::NOT_FOUND, id, &ErrorObject::new(-32001, "Session not found"))
 }
@@ -300,8 +310,8 @@ impl Endpoint {
         let stateful = self.sessions.is_some();
         match *req.method() {
             Method::POST => self.post(req, caller, peer).await,
-            Method::GET if stateful => self.get(req.headers(), caller.as_deref(), peer),
-            Method::DELETE if stateful => self.delete(req.headers(), caller.as_deref()),
+            Method::GET if stateful => self.get(req.headers(), caller.as_deref(), peer).await,
+            Method::DELETE if stateful => self.delete(req.headers(), caller.as_deref()).await,
             _ if stateful => method_not_allowed("GET, POST, DELETE"),
             _ => method_not_allowed("POST"),
         }
@@ -400,10 +410,10 @@ impl Endpoint {
                 self.request(*req, &posted.headers, peer).await
             }
             Ok(Message::Notification(note)) => {
-                self.to_session(headers, caller.as_deref(), |conn| conn.notification(note))
+                self.to_session(headers, caller.as_deref(), text, |conn| conn.notification(note)).await
             }
             Ok(Message::Response { id, outcome }) => {
-                self.to_session(headers, caller.as_deref(), |conn| conn.response(&id, outcome))
+                self.to_session(headers, caller.as_deref(), text, |conn| conn.response(&id, outcome)).await
             }
         }
     }
@@ -437,9 +447,10 @@ impl Endpoint {
                 error(StatusCode::BAD_REQUEST, Some(&req.id), &e)
             }
             SessionUse::None | SessionUse::Optional | SessionUse::Required => {
-                match self.session(headers, req.caller.as_deref()) {
-                    Some((conn, log)) => self.in_session(conn, log, req).await,
-                    None => session_not_found(Some(&req.id)),
+                match self.session(headers, req.caller.as_deref()).await {
+                    Ok(Some(found)) => self.in_session(sessions, found, req).await,
+                    Ok(None) => session_not_found(Some(&req.id)),
+                    Err(e) => store_unavailable(Some(&req.id), &e),
                 }
             }
         }
@@ -485,7 +496,12 @@ impl Endpoint {
     }
 
     /// `initialize`: opens a session (its id in `Mcp-Session-Id`).
-    async fn open_session(self: &Arc<Self>, sessions: &Sessions, req: Classified, headers: &HeaderMap) -> Response {
+    async fn open_session(
+        self: &Arc<Self>,
+        sessions: &Arc<Sessions>,
+        req: Classified,
+        headers: &HeaderMap,
+    ) -> Response {
         if headers.contains_key(SESSION) {
             let e = ErrorObject::invalid_request("initialize opens a new session: send it without Mcp-Session-Id");
             return error(StatusCode::BAD_REQUEST, Some(&req.id), &e);
@@ -494,16 +510,15 @@ impl Endpoint {
         if sessions.len() >= options.max_sessions {
             return sessions_full(&req.id, options.max_sessions);
         }
-        let log = EventLog::new(Retention { events: options.sse_replay_events, streams: options.sse_replay_streams });
-        // Messages unrelated to any request (list changes) go on the session's standalone stream.
-        let conn = Arc::new(Connection::new(self.engine.clone(), log.standalone(), false));
+        let (conn, log) = self.new_session();
         // The session is its opener's: another principal's token on it finds no session.
         conn.bind_owner(req.caller.as_deref());
         let request_id = req.id.clone();
         let Some(line) = conn.serve(req, None).await else { return empty(StatusCode::ACCEPTED) };
-        // Checked again as the session is stored: concurrent `initialize`s cannot overshoot the limit.
-        let Some(id) = sessions.insert(conn.clone(), log, options.max_sessions) else {
-            return sessions_full(&request_id, options.max_sessions);
+        let id = match sessions.insert(conn.clone(), log, options.max_sessions).await {
+            Ok(Some(id)) => id,
+            Ok(None) => return sessions_full(&request_id, options.max_sessions),
+            Err(e) => return store_unavailable(Some(&request_id), &e),
         };
         conn.set_session_id(&id);
         self.reaper.call_once(|| {
@@ -517,25 +532,45 @@ impl Endpoint {
         response
     }
 
+    /// A new session's connection and event log (a session opened here, or a copy of one opened elsewhere).
+    fn new_session(&self) -> (Arc<Connection>, Arc<EventLog>) {
+        let options = self.engine.server.options();
+        let log = EventLog::new(Retention { events: options.sse_replay_events, streams: options.sse_replay_streams });
+        // Messages unrelated to any request (list changes) go on the session's standalone stream.
+        let conn = Arc::new(Connection::new(self.engine.clone(), log.standalone(), false));
+        (conn, log)
+    }
+
     /// A legacy request in its session. Handlers that may log, report progress or (through the shim) ask the
     /// client answer on a resumable SSE stream carrying those messages, then the result; a disconnect is not
-    /// a cancellation there.
-    async fn in_session(&self, conn: Arc<Connection>, log: Arc<EventLog>, req: Classified) -> Response {
+    /// a cancellation there. What the request changed in the session is saved for other replicas once it
+    /// is done.
+    async fn in_session(&self, sessions: &Arc<Sessions>, found: Found, req: Classified) -> Response {
+        let Found { id, conn, log } = found;
         match req.delivery() {
-            Delivery::Stream { .. } => log.open(self.priming(&conn), move |tx, close| async move {
-                if let Some(line) = conn.serve(req, Some(Stream { tx: tx.clone(), close })).await {
-                    let _ = tx.send(line).await;
+            Delivery::Stream { .. } => {
+                let sessions = sessions.clone();
+                log.open(self.priming(&conn), move |tx, close| async move {
+                    let line = conn.serve(req, Some(Stream { tx: tx.clone(), close })).await;
+                    sessions.save(&id).await;
+                    if let Some(line) = line {
+                        let _ = tx.send(line).await;
+                    }
+                })
+            }
+            Delivery::Json => {
+                let line = conn.serve(req, None).await;
+                sessions.save(&id).await;
+                match line {
+                    Some(line) => json(StatusCode::OK, line),
+                    None => empty(StatusCode::ACCEPTED),
                 }
-            }),
-            Delivery::Json => match conn.serve(req, None).await {
-                Some(line) => json(StatusCode::OK, line),
-                None => empty(StatusCode::ACCEPTED),
-            },
+            }
         }
     }
 
     /// `GET`: the session's standalone stream, or with `Last-Event-ID` the rest of a stream the client lost.
-    fn get(&self, headers: &HeaderMap, caller: Option<&AccessToken>, peer: Option<IpAddr>) -> Response {
+    async fn get(&self, headers: &HeaderMap, caller: Option<&AccessToken>, peer: Option<IpAddr>) -> Response {
         if !accepts(headers, "text/event-stream") {
             let e = ErrorObject::invalid_request("Accept must list text/event-stream");
             return error(StatusCode::NOT_ACCEPTABLE, None, &e);
@@ -544,7 +579,11 @@ impl Endpoint {
             let e = ErrorObject::invalid_request("Missing Mcp-Session-Id: a GET stream belongs to a session");
             return error(StatusCode::BAD_REQUEST, None, &e);
         }
-        let Some((conn, log)) = self.session(headers, caller) else { return session_not_found(None) };
+        let Found { conn, log, .. } = match self.session(headers, caller).await {
+            Ok(Some(found)) => found,
+            Ok(None) => return session_not_found(None),
+            Err(e) => return store_unavailable(None, &e),
+        };
         let slot = match self.streams.acquire(client_of(caller, peer).as_ref()) {
             Ok(slot) => slot,
             Err(full) => return streams_full(None, &full),
@@ -574,38 +613,55 @@ impl Endpoint {
         holding(log.attach_standalone(self.priming(&conn), keep_alive), slot)
     }
 
-    fn delete(&self, headers: &HeaderMap, caller: Option<&AccessToken>) -> Response {
-        let Some(id) = era::Headers::text(headers, SESSION) else {
+    async fn delete(&self, headers: &HeaderMap, caller: Option<&AccessToken>) -> Response {
+        let (Some(sessions), Some(id)) = (&self.sessions, era::Headers::text(headers, SESSION)) else {
             return error(StatusCode::BAD_REQUEST, None, &ErrorObject::invalid_request("Missing Mcp-Session-Id"));
         };
-        if self.session(headers, caller).is_some() && self.sessions.as_ref().is_some_and(|s| s.remove(id)) {
-            empty(StatusCode::OK)
-        } else {
-            session_not_found(None)
+        match self.session(headers, caller).await {
+            Ok(Some(_)) => match sessions.remove(id).await {
+                Ok(_) => empty(StatusCode::OK),
+                Err(e) => store_unavailable(None, &e),
+            },
+            Ok(None) => session_not_found(None),
+            Err(e) => store_unavailable(None, &e),
         }
     }
 
     /// The session a request names, marked as used now — if it is `caller`'s: to another principal a session
-    /// is as absent as one that never existed (404).
-    fn session(&self, headers: &HeaderMap, caller: Option<&AccessToken>) -> Option<(Arc<Connection>, Arc<EventLog>)> {
-        let (conn, log) = self.sessions.as_ref()?.get(era::Headers::text(headers, SESSION)?)?;
-        conn.owned_by(caller).then_some((conn, log))
+    /// is as absent as one that never existed (404). With a shared store, one opened on another replica is
+    /// found there.
+    async fn session(&self, headers: &HeaderMap, caller: Option<&AccessToken>) -> Result<Option<Found>, StoreError> {
+        let (Some(sessions), Some(id)) = (&self.sessions, era::Headers::text(headers, SESSION)) else {
+            return Ok(None);
+        };
+        let Some((conn, log)) = sessions.get(id, || self.new_session()).await? else { return Ok(None) };
+        Ok(conn.owned_by(caller).then(|| Found { id: id.to_owned(), conn, log }))
     }
 
-    /// Hands a notification or response to the session it names: 202, or 404 for a session that is gone (as
-    /// for requests). Without a session header it has no one to reach, and is accepted and dropped.
-    fn to_session(
+    /// Hands a notification or response (`message`, as sent) to the session it names: 202, or 404 for a
+    /// session that is gone (as for requests). What no request here awaits goes on to the replicas that
+    /// share the session. Without a session header it has no one to reach, and is accepted and dropped.
+    async fn to_session(
         &self,
         headers: &HeaderMap,
         caller: Option<&AccessToken>,
-        deliver: impl FnOnce(&Connection),
+        message: &str,
+        deliver: impl FnOnce(&Connection) -> bool,
     ) -> Response {
-        if self.sessions.is_some() && headers.contains_key(SESSION) {
-            match self.session(headers, caller) {
-                Some((conn, _)) => deliver(&conn),
-                None => return session_not_found(None),
-            }
+        let Some(sessions) = self.sessions.as_ref().filter(|_| headers.contains_key(SESSION)) else {
+            return empty(StatusCode::ACCEPTED);
+        };
+        let Found { id, conn, .. } = match self.session(headers, caller).await {
+            Ok(Some(found)) => found,
+            Ok(None) => return session_not_found(None),
+            Err(e) => return store_unavailable(None, &e),
+        };
+        if !deliver(&conn)
+            && let Err(e) = sessions.forward(&id, message).await
+        {
+            return store_unavailable(None, &e);
         }
+        sessions.save(&id).await;
         empty(StatusCode::ACCEPTED)
     }
 
@@ -616,6 +672,13 @@ impl Endpoint {
             .filter(|v| *v >= ProtocolVersion::V2025_11_25)
             .map(|_| self.engine.server.options().sse_retry)
     }
+}
+
+/// A session a request named, found.
+struct Found {
+    id: String,
+    conn: Arc<Connection>,
+    log: Arc<EventLog>,
 }
 
 /// Reads and drops a body until it ends or `most` bytes of it were read.

@@ -1,25 +1,111 @@
 //! Legacy HTTP sessions: minted on `initialize`, named by `Mcp-Session-Id`, ended by `DELETE` or idleness.
+//!
+//! With a shared store (Redis) a session is a record there too, so any replica can answer its requests:
+//! a replica that does not know a session id loads the record and goes on with a copy of its own. Copies
+//! stay one session through the store's `sessions` channel:
+//!
+//! - a copy whose session changed (`notifications/initialized`, `logging/setLevel`, a subscription, a
+//!   handler's `Context::set`) saves the record when the request ends and tells the others, which take it;
+//! - a client's response or cancellation that no request here awaits goes to the copy whose request does;
+//! - `DELETE` on any replica ends every copy.
+//!
+//! The record expires after `session_idle_timeout` unless some copy is used; a copy idle that long ends on
+//! its own replica only (its `on_close` callbacks run there). Without a shared store nothing of this runs.
 
 use super::sse::EventLog;
-use crate::era::Connection;
+use crate::era::{self, Connection, Message, SessionRecord};
+use crate::store::{Event, Store, StoreError};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Once, Weak};
 use std::time::{Duration, Instant};
+
+/// The store channel the copies of sessions talk on.
+const CHANNEL: &str = "sessions";
 
 /// A legacy session: its connection, its resumable streams, and when it was last used.
 pub(crate) struct Session {
     pub conn: Arc<Connection>,
     pub log: Arc<EventLog>,
     last_used: Instant,
+    /// The `conn.changes()` the store's record holds.
+    saved: u64,
+    /// When the store's record was last given a new expiry.
+    touched: Instant,
 }
 
 /// The open sessions, by id.
-#[derive(Default)]
 pub(crate) struct Sessions {
     map: Mutex<HashMap<String, Session>>,
+    shared: Option<Shared>,
+}
+
+/// Sessions kept in a shared store.
+struct Shared {
+    store: Arc<dyn Store>,
+    /// How long a record lives unused (`Options::session_idle_timeout`).
+    ttl: Duration,
+    /// This replica's name on the channel, so it passes over its own messages.
+    replica: String,
+    /// Starts listening to the channel with the first session.
+    listening: Once,
+}
+
+/// What a copy tells the others.
+enum Note<'a> {
+    /// The session's record changed: take it.
+    Changed(&'a [u8]),
+    /// The session ended.
+    Ended,
+    /// A message of the client's (a response, a cancellation) for the request that awaits it.
+    FromClient(&'a [u8]),
+}
+
+impl Note<'_> {
+    /// `<replica> <kind> <session>\n<payload>`.
+    fn encode(&self, replica: &str, session: &str) -> Vec<u8> {
+        let (kind, payload): (char, &[u8]) = match self {
+            Note::Changed(record) => ('c', record),
+            Note::Ended => ('e', b""),
+            Note::FromClient(message) => ('m', message),
+        };
+        let mut bytes = format!("{replica} {kind} {session}\n").into_bytes();
+        bytes.extend_from_slice(payload);
+        bytes
+    }
+
+    /// The replica, the session and the note; `None` for what no replica of ours sent.
+    fn decode(bytes: &[u8]) -> Option<(&str, &str, Note<'_>)> {
+        let newline = bytes.iter().position(|b| *b == b'\n')?;
+        let head = std::str::from_utf8(&bytes[..newline]).ok()?;
+        let payload = &bytes[newline + 1..];
+        let mut words = head.split(' ');
+        let (replica, kind, session) = (words.next()?, words.next()?, words.next()?);
+        let note = match kind {
+            "c" => Note::Changed(payload),
+            "e" => Note::Ended,
+            "m" => Note::FromClient(payload),
+            _ => return None,
+        };
+        Some((replica, session, note))
+    }
+}
+
+fn key(id: &str) -> String {
+    format!("session:{id}")
 }
 
 impl Sessions {
+    /// The sessions of one endpoint; in `store` too when it is shared, each record living `ttl` unused.
+    pub fn new(store: &Arc<dyn Store>, ttl: Duration) -> Arc<Self> {
+        let shared = store.shared().then(|| Shared {
+            store: store.clone(),
+            ttl,
+            replica: new_session_id(),
+            listening: Once::new(),
+        });
+        Arc::new(Self { map: Mutex::default(), shared })
+    }
+
     fn map(&self) -> MutexGuard<'_, HashMap<String, Session>> {
         self.map.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -28,38 +114,156 @@ impl Sessions {
         self.map().len()
     }
 
-    /// Opens a session and returns its id; `None` if `max` are open already.
-    pub fn insert(&self, conn: Arc<Connection>, log: Arc<EventLog>, max: usize) -> Option<String> {
-        let mut map = self.map();
-        if map.len() >= max {
-            return None;
+    /// Opens a session (after its `initialize` was served) and returns its id; `None` if `max` are open
+    /// already. With a shared store the record is stored first: a session no other replica could find is
+    /// not opened.
+    pub async fn insert(
+        self: &Arc<Self>,
+        conn: Arc<Connection>,
+        log: Arc<EventLog>,
+        max: usize,
+    ) -> Result<Option<String>, StoreError> {
+        if self.len() >= max {
+            return Ok(None);
         }
         let id = new_session_id();
-        map.insert(id.clone(), Session { conn, log, last_used: Instant::now() });
-        Some(id)
+        let saved = conn.changes();
+        if let Some(shared) = &self.shared {
+            let record = record_json(&conn)?;
+            shared.store.put(&key(&id), &record, shared.ttl).await?;
+            self.listen(shared);
+        }
+        let inserted = {
+            let mut map = self.map();
+            // Checked again as the session is stored: concurrent `initialize`s cannot overshoot the limit.
+            let room = map.len() < max;
+            if room {
+                let now = Instant::now();
+                map.insert(id.clone(), Session { conn, log, last_used: now, saved, touched: now });
+            }
+            room
+        };
+        if !inserted {
+            if let Some(shared) = &self.shared {
+                shared.store.delete(&key(&id)).await?;
+            }
+            return Ok(None);
+        }
+        Ok(Some(id))
     }
 
-    /// The session `id` names, marked as used now.
-    pub fn get(&self, id: &str) -> Option<(Arc<Connection>, Arc<EventLog>)> {
+    /// The session `id` names, marked as used now. A session this replica does not have is looked up in
+    /// the shared store, and a copy of it made with `adopt` (a new connection and log, numbering its
+    /// requests to the client apart from other copies').
+    pub async fn get(
+        self: &Arc<Self>,
+        id: &str,
+        adopt: impl FnOnce() -> (Arc<Connection>, Arc<EventLog>),
+    ) -> Result<Option<(Arc<Connection>, Arc<EventLog>)>, StoreError> {
+        let local = self.map().get_mut(id).map(|session| {
+            session.last_used = Instant::now();
+            // The record's expiry is renewed now and then, not on every request.
+            let renew = self.shared.as_ref().is_some_and(|s| session.touched.elapsed() >= s.ttl / 8);
+            if renew {
+                session.touched = Instant::now();
+            }
+            ((session.conn.clone(), session.log.clone()), renew)
+        });
+        let shared = match (local, &self.shared) {
+            (Some((found, false)), _) | (Some((found, _)), None) => return Ok(Some(found)),
+            (None, None) => return Ok(None),
+            (Some((found, true)), Some(shared)) => {
+                if shared.store.touch(&key(id), shared.ttl).await? {
+                    return Ok(Some(found));
+                }
+                // Ended elsewhere (a note missed), or expired: gone everywhere.
+                self.map().remove(id);
+                return Ok(None);
+            }
+            (None, Some(shared)) => shared,
+        };
+        let Some(bytes) = shared.store.get(&key(id)).await? else { return Ok(None) };
+        let record: SessionRecord = match serde_json::from_slice(&bytes) {
+            Ok(record) => record,
+            Err(e) => {
+                tracing::warn!("shared store: the record of a session is unreadable ({e}); the session is gone");
+                return Ok(None);
+            }
+        };
+        let (conn, log) = adopt();
+        if let Err(e) = conn.restore(&record) {
+            tracing::warn!("shared store: the record of a session cannot be restored ({e}); the session is gone");
+            return Ok(None);
+        }
+        conn.set_session_id(id);
+        let base = copy_base();
+        conn.number_requests_from(base);
+        log.number_streams_from(base.unsigned_abs());
+        self.listen(shared);
         let mut map = self.map();
-        let session = map.get_mut(id)?;
-        session.last_used = Instant::now();
-        Some((session.conn.clone(), session.log.clone()))
+        // Another request may have made a copy meanwhile: one copy per replica.
+        let now = Instant::now();
+        let session = map.entry(id.to_owned()).or_insert_with(|| {
+            conn.forward_changes();
+            let saved = conn.changes();
+            Session { conn, log, last_used: now, saved, touched: now }
+        });
+        Ok(Some((session.conn.clone(), session.log.clone())))
     }
 
-    /// Ends a session; false if there was none. Dropping the last handle runs its `on_close` callbacks.
-    pub fn remove(&self, id: &str) -> bool {
-        let removed = self.map().remove(id);
-        removed.is_some()
+    /// Saves the session's record if it changed since it was last saved, and tells the other copies: called
+    /// when a request or notification on it is done.
+    pub async fn save(&self, id: &str) {
+        let Some(shared) = &self.shared else { return };
+        let (conn, before) = {
+            let mut map = self.map();
+            let Some(session) = map.get_mut(id) else { return };
+            let changes = session.conn.changes();
+            if changes == session.saved {
+                return;
+            }
+            (session.conn.clone(), std::mem::replace(&mut session.saved, changes))
+        };
+        let saved = async {
+            let record = record_json(&conn)?;
+            shared.store.put(&key(id), &record, shared.ttl).await?;
+            shared.store.publish(CHANNEL, &Note::Changed(&record).encode(&shared.replica, id)).await
+        };
+        if let Err(e) = saved.await {
+            // Marked unsaved: the next request saves it again. Meanwhile other replicas see it as it was.
+            tracing::warn!("{e}: a session's change was not shared with other replicas");
+            if let Some(session) = self.map().get_mut(id) {
+                session.saved = before;
+            }
+        }
     }
 
-    /// Ends every session (shutdown): their standalone streams end once their requests in flight have.
+    /// Hands `message` (a client's response or notification no request here awaits) to the copy of the
+    /// session whose request does, on another replica; nothing without a shared store.
+    pub async fn forward(&self, id: &str, message: &str) -> Result<(), StoreError> {
+        let Some(shared) = &self.shared else { return Ok(()) };
+        shared.store.publish(CHANNEL, &Note::FromClient(message.as_bytes()).encode(&shared.replica, id)).await
+    }
+
+    /// Ends a session, on every replica; false if there was none. Dropping the last handle of a copy runs
+    /// its `on_close` callbacks.
+    pub async fn remove(&self, id: &str) -> Result<bool, StoreError> {
+        let removed = self.map().remove(id).is_some();
+        if let Some(shared) = &self.shared {
+            shared.store.delete(&key(id)).await?;
+            shared.store.publish(CHANNEL, &Note::Ended.encode(&shared.replica, id)).await?;
+        }
+        Ok(removed)
+    }
+
+    /// Ends every session on this replica (shutdown): their standalone streams end once their requests in
+    /// flight have. Records in a shared store stay, for the other replicas.
     pub fn clear(&self) {
         let all = std::mem::take(&mut *self.map());
         drop(all);
     }
 
-    /// Ends the sessions unused for longer than `idle`; returns how many.
+    /// Ends the sessions unused here for longer than `idle`; returns how many.
     pub fn reap(&self, idle: Duration) -> usize {
         let expired: Vec<Session> = {
             let mut map = self.map();
@@ -70,6 +274,112 @@ impl Sessions {
         // Dropped outside the lock: `on_close` callbacks may take their time.
         expired.len()
     }
+
+    /// Listens to the other copies' notes, once, for as long as these sessions exist.
+    fn listen(self: &Arc<Self>, shared: &Shared) {
+        shared.listening.call_once(|| {
+            let subscription = shared.store.subscribe(CHANNEL);
+            tokio::spawn(hear(Arc::downgrade(self), subscription));
+        });
+    }
+
+    /// One note from another replica's copy.
+    fn heard(&self, session: &str, note: Note<'_>) {
+        let conn = match self.map().get(session) {
+            Some(s) => s.conn.clone(),
+            None => return,
+        };
+        match note {
+            Note::Changed(record) => match serde_json::from_slice::<SessionRecord>(record) {
+                Ok(record) => {
+                    if let Err(e) = conn.restore(&record) {
+                        tracing::warn!("shared store: a session's change cannot be taken: {e}");
+                    }
+                    if let Some(s) = self.map().get_mut(session) {
+                        s.saved = conn.changes();
+                    }
+                }
+                Err(e) => tracing::warn!("shared store: a session's change is unreadable: {e}"),
+            },
+            Note::Ended => {
+                let ended = self.map().remove(session);
+                drop(ended);
+            }
+            Note::FromClient(message) => {
+                let parsed = std::str::from_utf8(message).ok().and_then(|text| era::parse(text, None).ok());
+                match parsed {
+                    Some(Message::Response { id, outcome }) => {
+                        conn.response(&id, outcome);
+                    }
+                    Some(Message::Notification(note)) => {
+                        conn.notification(note);
+                    }
+                    _ => tracing::debug!(
+                        "shared store: ignoring a forwarded message that is no response or notification"
+                    ),
+                }
+            }
+        }
+    }
+
+    /// After the channel broke, notes may have been missed: every copy here takes its record again, and
+    /// those whose record is gone end.
+    async fn resync(&self, shared: &Shared) {
+        let ids: Vec<String> = self.map().keys().cloned().collect();
+        for id in ids {
+            match shared.store.get(&key(&id)).await {
+                Ok(Some(bytes)) => {
+                    if let Ok(record) = serde_json::from_slice::<SessionRecord>(&bytes) {
+                        let conn = self.map().get(&id).map(|s| s.conn.clone());
+                        if let Some(conn) = conn
+                            && conn.restore(&record).is_ok()
+                            && let Some(s) = self.map().get_mut(&id)
+                        {
+                            s.saved = conn.changes();
+                        }
+                    }
+                }
+                Ok(None) => {
+                    let ended = self.map().remove(&id);
+                    drop(ended);
+                }
+                // Still unreachable: the next break resyncs again.
+                Err(_) => return,
+            }
+        }
+    }
+}
+
+/// Feeds the channel's notes to `sessions` until they are gone.
+async fn hear(sessions: Weak<Sessions>, mut subscription: crate::store::Subscription) {
+    let mut broke = false;
+    while let Some(event) = subscription.next().await {
+        let Some(sessions) = sessions.upgrade() else { return };
+        let Some(shared) = &sessions.shared else { return };
+        match event {
+            Event::Message(bytes) => match Note::decode(&bytes) {
+                Some((replica, _, _)) if replica == shared.replica => {}
+                Some((_, session, note)) => sessions.heard(session, note),
+                None => tracing::debug!("shared store: ignoring an unreadable session note"),
+            },
+            Event::Gap => broke = true,
+            Event::Ready if std::mem::take(&mut broke) => sessions.resync(shared).await,
+            Event::Ready => {}
+        }
+    }
+}
+
+fn record_json(conn: &Connection) -> Result<Vec<u8>, StoreError> {
+    let record = conn.record().ok_or_else(|| StoreError::new("the session has no record before initialize"))?;
+    serde_json::to_vec(&record).map_err(StoreError::new)
+}
+
+/// Where a copy numbers its requests to the client and its streams from: a random range of 2^20, below 2^53
+/// so every client's JSON numbers hold them exactly.
+fn copy_base() -> i64 {
+    let mut bytes = [0u8; 4];
+    let random = getrandom::fill(&mut bytes).map(|()| u32::from_le_bytes(bytes)).unwrap_or(1);
+    (i64::from(random.max(1)) << 20) | 1
 }
 
 /// 128 random bits as 32 hex characters (visible ASCII, as the spec requires).
@@ -83,4 +393,19 @@ fn new_session_id() -> String {
         bytes[..8].copy_from_slice(&NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed).to_le_bytes());
         crate::ids::hex(&bytes)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Note;
+
+    #[test]
+    fn notes_travel_as_they_were_made() {
+        let bytes = Note::FromClient(b"{\"id\":1}\nmore").encode("r1", "s1");
+        let Some(("r1", "s1", Note::FromClient(message))) = Note::decode(&bytes) else { panic!("decoded") };
+        assert_eq!(message, b"{\"id\":1}\nmore");
+        assert!(matches!(Note::decode(&Note::Ended.encode("r", "s")), Some(("r", "s", Note::Ended))));
+        assert!(Note::decode(b"r x s\n").is_none(), "an unknown kind");
+        assert!(Note::decode(b"no newline").is_none());
+    }
 }

@@ -235,6 +235,12 @@ impl EventLog {
         Arc::new(Self { inner: Mutex::new(Streams { next: STANDALONE + 1, streams: HashMap::new() }), retention })
     }
 
+    /// Numbers the next request streams from `first`: copies of one session on several replicas each take
+    /// their own range, so an event id names one stream of one copy.
+    pub fn number_streams_from(&self, first: u64) {
+        self.streams().next = first.max(STANDALONE + 1);
+    }
+
     fn streams(&self) -> std::sync::MutexGuard<'_, Streams> {
         self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
