@@ -430,6 +430,7 @@ impl FastMcp {
                 request_state: self.request_state,
                 state,
                 changes: Changes::new(store.clone()),
+                replica: crate::store::Replica::new(store.clone()),
                 store,
                 closing: CancellationToken::new(),
                 gate,

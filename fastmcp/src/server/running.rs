@@ -38,6 +38,8 @@ pub(crate) struct ServerInner {
     pub changes: Changes,
     /// What replicas share (see [`FastMcp::store`](super::FastMcp::store)).
     pub store: Arc<dyn crate::store::Store>,
+    /// This replica, as the others sharing the store know it.
+    pub replica: Arc<crate::store::Replica>,
     /// Fires when the server shuts down: long-lived streams (`subscriptions/listen`, the legacy GET stream)
     /// end so in-flight requests can finish.
     pub closing: CancellationToken,

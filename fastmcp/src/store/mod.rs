@@ -19,8 +19,10 @@
 mod memory;
 #[cfg(feature = "redis")]
 mod redis;
+mod replica;
 
 pub use memory::MemoryStore;
+pub(crate) use replica::Replica;
 #[cfg(feature = "redis")]
 pub use redis::{RedisConfig, RedisStore};
 

@@ -103,7 +103,7 @@ impl McpService {
 
     pub fn with_options(server: Server, options: ServiceOptions) -> Self {
         let sessions =
-            options.sessions.then(|| Sessions::new(&server.inner.store, server.options().session_idle_timeout));
+            options.sessions.then(|| Sessions::new(&server.inner.store, &server.inner.replica, server.options().session_idle_timeout));
         let endpoint = Endpoint {
             gate: server.inner.gate.clone(),
             engine: Engine::new(server),

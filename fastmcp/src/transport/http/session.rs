@@ -14,7 +14,7 @@
 
 use super::sse::EventLog;
 use crate::era::{self, Connection, Message, SessionRecord};
-use crate::store::{Event, Store, StoreError};
+use crate::store::{Event, Replica, Store, StoreError};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, Once, Weak};
 use std::time::{Duration, Instant};
@@ -45,7 +45,7 @@ struct Shared {
     /// How long a record lives unused (`Options::session_idle_timeout`).
     ttl: Duration,
     /// This replica's name on the channel, so it passes over its own messages.
-    replica: String,
+    replica: Arc<Replica>,
     /// Starts listening to the channel with the first session.
     listening: Once,
 }
@@ -96,11 +96,11 @@ fn key(id: &str) -> String {
 
 impl Sessions {
     /// The sessions of one endpoint; in `store` too when it is shared, each record living `ttl` unused.
-    pub fn new(store: &Arc<dyn Store>, ttl: Duration) -> Arc<Self> {
+    pub fn new(store: &Arc<dyn Store>, replica: &Arc<Replica>, ttl: Duration) -> Arc<Self> {
         let shared = store.shared().then(|| Shared {
             store: store.clone(),
             ttl,
-            replica: new_session_id(),
+            replica: replica.clone(),
             listening: Once::new(),
         });
         Arc::new(Self { map: Mutex::default(), shared })
@@ -227,7 +227,7 @@ impl Sessions {
         let saved = async {
             let record = record_json(&conn)?;
             shared.store.put(&key(id), &record, shared.ttl).await?;
-            shared.store.publish(CHANNEL, &Note::Changed(&record).encode(&shared.replica, id)).await
+            shared.store.publish(CHANNEL, &Note::Changed(&record).encode(shared.replica.id(), id)).await
         };
         if let Err(e) = saved.await {
             // Marked unsaved: the next request saves it again. Meanwhile other replicas see it as it was.
@@ -242,7 +242,7 @@ impl Sessions {
     /// session whose request does, on another replica; nothing without a shared store.
     pub async fn forward(&self, id: &str, message: &str) -> Result<(), StoreError> {
         let Some(shared) = &self.shared else { return Ok(()) };
-        shared.store.publish(CHANNEL, &Note::FromClient(message.as_bytes()).encode(&shared.replica, id)).await
+        shared.store.publish(CHANNEL, &Note::FromClient(message.as_bytes()).encode(shared.replica.id(), id)).await
     }
 
     /// Ends a session, on every replica; false if there was none. Dropping the last handle of a copy runs
@@ -251,7 +251,7 @@ impl Sessions {
         let removed = self.map().remove(id).is_some();
         if let Some(shared) = &self.shared {
             shared.store.delete(&key(id)).await?;
-            shared.store.publish(CHANNEL, &Note::Ended.encode(&shared.replica, id)).await?;
+            shared.store.publish(CHANNEL, &Note::Ended.encode(shared.replica.id(), id)).await?;
         }
         Ok(removed)
     }
@@ -277,6 +277,7 @@ impl Sessions {
 
     /// Listens to the other copies' notes, once, for as long as these sessions exist.
     fn listen(self: &Arc<Self>, shared: &Shared) {
+        shared.replica.announce();
         shared.listening.call_once(|| {
             let subscription = shared.store.subscribe(CHANNEL);
             tokio::spawn(hear(Arc::downgrade(self), subscription));
@@ -358,7 +359,7 @@ async fn hear(sessions: Weak<Sessions>, mut subscription: crate::store::Subscrip
         let Some(shared) = &sessions.shared else { return };
         match event {
             Event::Message(bytes) => match Note::decode(&bytes) {
-                Some((replica, _, _)) if replica == shared.replica => {}
+                Some((replica, _, _)) if replica == shared.replica.id() => {}
                 Some((_, session, note)) => sessions.heard(session, note),
                 None => tracing::debug!("shared store: ignoring an unreadable session note"),
             },
