@@ -420,3 +420,72 @@ async fn a_legacy_sessions_state_outlives_the_replica_that_opened_it() {
     let c = soak_server(&redis).await;
     assert_eq!(tally(&c, &session, 5, 1).await, 11, "a replica started since knows it too");
 }
+
+/// Reads `stream` to its end; the id of its last event.
+async fn last_event_id(stream: &mut SseStream) -> String {
+    let mut last = None;
+    while let Some(event) = stream.next_event().await {
+        if event.id.is_some() {
+            last = event.id;
+        }
+    }
+    last.expect("the stream had events with ids")
+}
+
+#[tokio::test]
+async fn a_stream_one_replica_closed_is_resumed_on_another_and_on_a_replica_that_lost_it() {
+    let redis = RedisServer::start().await;
+    let (a, b) = (replica("everything", &redis).await, replica("everything", &redis).await);
+    // 2025-11-25 sessions get priming events: the client has an id to resume from before any message.
+    let session = a.legacy_session("2025-11-25", json!({})).await;
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "test_reconnection", "arguments": {}}});
+    let mut stream = a.open(&headers, &call).await;
+    // The handler closes the stream mid-call: all the client has is the priming event's id.
+    let last = last_event_id(&mut stream).await;
+
+    let mut resumed = b.get(&[headers[0], headers[1], ("Last-Event-ID", &last)]).await;
+    assert_eq!(resumed.status, 200, "B resumes A's stream");
+    let result = tokio::time::timeout(WAIT, resumed.next()).await.expect("in time").expect("the result");
+    assert_eq!(result["id"], 7, "{result}");
+    assert!(first_text(&result["result"]).contains("delivered after reconnecting"), "{result}");
+    assert!(resumed.next().await.is_none(), "and the stream ends with it");
+
+    // Asked again from the same point, a replica that never served the session replays it too.
+    let c = replica("everything", &redis).await;
+    let mut again = c.get(&[headers[0], headers[1], ("Last-Event-ID", &last)]).await;
+    assert_eq!(again.status, 200);
+    assert_eq!(again.next().await.expect("replayed")["id"], 7);
+
+    // An id past the stream's end, or of a stream that never was, is refused as before.
+    let past = format!("{}-99", last.split('-').next().unwrap());
+    assert_eq!(b.get(&[headers[0], headers[1], ("Last-Event-ID", &past)]).await.status, 400);
+    assert_eq!(b.get(&[headers[0], headers[1], ("Last-Event-ID", "123456-0")]).await.status, 400);
+}
+
+#[tokio::test]
+async fn a_stream_whose_replica_died_mid_request_is_answered_with_an_error_on_another() {
+    let redis = RedisServer::start().await;
+    let (a, b) = (replica("everything", &redis).await, replica("everything", &redis).await);
+    let session = a.legacy_session("2025-11-25", json!({"elicitation": {}})).await;
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let call = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+        "params": {"name": "test_elicitation", "arguments": {"message": "Who are you?"}}});
+    let mut stream = a.open(&headers, &call).await;
+    let priming = stream.next_event().await.expect("the priming event");
+    let ask = stream.next_message().await.expect("the elicitation");
+    assert_eq!(ask.json()["method"], "elicitation/create", "{ask:?}");
+
+    // A dies with the request waiting on the client.
+    a.terminate().await;
+    let mut resumed = b.get(&[headers[0], headers[1], ("Last-Event-ID", priming.id.as_deref().unwrap())]).await;
+    assert_eq!(resumed.status, 200);
+    let replayed = resumed.next_message().await.expect("the elicitation, replayed");
+    assert_eq!(replayed.id, ask.id, "the same event, under its id");
+    let lost = tokio::time::timeout(WAIT, resumed.next()).await.expect("in time").expect("an error for the request");
+    assert_eq!(lost["id"], 8, "{lost}");
+    assert_eq!(lost["error"]["code"], -32603, "{lost}");
+    assert!(lost["error"]["message"].as_str().unwrap().contains("send the request again"), "{lost}");
+    assert!(resumed.next().await.is_none());
+}

@@ -22,9 +22,9 @@ mod redis;
 mod replica;
 
 pub use memory::MemoryStore;
-pub(crate) use replica::Replica;
 #[cfg(feature = "redis")]
 pub use redis::{RedisConfig, RedisStore};
+pub(crate) use replica::Replica;
 
 use std::future::Future;
 use std::pin::Pin;

@@ -9,6 +9,7 @@
 mod origin;
 mod service;
 mod session;
+mod shared_log;
 mod sse;
 mod streams;
 

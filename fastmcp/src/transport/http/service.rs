@@ -102,8 +102,9 @@ impl McpService {
     }
 
     pub fn with_options(server: Server, options: ServiceOptions) -> Self {
-        let sessions =
-            options.sessions.then(|| Sessions::new(&server.inner.store, &server.inner.replica, server.options().session_idle_timeout));
+        let sessions = options
+            .sessions
+            .then(|| Sessions::new(&server.inner.store, &server.inner.replica, server.options().session_idle_timeout));
         let endpoint = Endpoint {
             gate: server.inner.gate.clone(),
             engine: Engine::new(server),
@@ -550,7 +551,7 @@ impl Endpoint {
         match req.delivery() {
             Delivery::Stream { .. } => {
                 let sessions = sessions.clone();
-                log.open(self.priming(&conn), move |tx, close| async move {
+                log.open(&req.id.clone(), self.priming(&conn), move |tx, close| async move {
                     let line = conn.serve(req, Some(Stream { tx: tx.clone(), close })).await;
                     sessions.save(&id).await;
                     if let Some(line) = line {
@@ -590,8 +591,10 @@ impl Endpoint {
         };
         let keep_alive = Some(self.engine.server.options().keep_alive);
         if let Some(last) = headers.get(LAST_EVENT_ID) {
-            let resumed =
-                last.to_str().map_err(|_| sse::ResumeError::Malformed).and_then(|l| log.resume(l, keep_alive));
+            let resumed = match last.to_str() {
+                Ok(last) => log.resume(last, keep_alive).await,
+                Err(_) => Err(sse::ResumeError::Malformed),
+            };
             return resumed.map(|stream| holding(stream, slot)).unwrap_or_else(|why| {
                 let message = match why {
                     sse::ResumeError::Malformed => "Invalid Last-Event-ID: not an event id this server issued",
@@ -602,6 +605,7 @@ impl Endpoint {
                         "Invalid Last-Event-ID: events after it are no longer kept (FastMcp::sse_replay); \
                          re-issue the request"
                     }
+                    sse::ResumeError::Store(e) => return store_unavailable(None, &e),
                 };
                 error(StatusCode::BAD_REQUEST, None, &ErrorObject::invalid_request(message))
             });

@@ -12,6 +12,7 @@
 //! The record expires after `session_idle_timeout` unless some copy is used; a copy idle that long ends on
 //! its own replica only (its `on_close` callbacks run there). Without a shared store nothing of this runs.
 
+use super::shared_log::SharedLog;
 use super::sse::EventLog;
 use crate::era::{self, Connection, Message, SessionRecord};
 use crate::store::{Event, Replica, Store, StoreError};
@@ -94,6 +95,13 @@ fn key(id: &str) -> String {
     format!("session:{id}")
 }
 
+impl Shared {
+    /// Copies the streams of session `id`'s `log` to the store, so any replica resumes them.
+    fn share(&self, id: &str, log: &EventLog) {
+        log.share(SharedLog::new(self.store.clone(), self.replica.clone(), id, self.ttl, log.kept_events()));
+    }
+}
+
 impl Sessions {
     /// The sessions of one endpoint; in `store` too when it is shared, each record living `ttl` unused.
     pub fn new(store: &Arc<dyn Store>, replica: &Arc<Replica>, ttl: Duration) -> Arc<Self> {
@@ -131,6 +139,7 @@ impl Sessions {
         if let Some(shared) = &self.shared {
             let record = record_json(&conn)?;
             shared.store.put(&key(&id), &record, shared.ttl).await?;
+            shared.share(&id, &log);
             self.listen(shared);
         }
         let inserted = {
@@ -199,6 +208,7 @@ impl Sessions {
         let base = copy_base();
         conn.number_requests_from(base);
         log.number_streams_from(base.unsigned_abs());
+        shared.share(id, &log);
         self.listen(shared);
         let mut map = self.map();
         // Another request may have made a copy meanwhile: one copy per replica.

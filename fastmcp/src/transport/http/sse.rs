@@ -6,7 +6,10 @@
 //! request goes on undisturbed. A reader never falls behind unnoticed: while one is attached, the producer
 //! waits for it instead of dropping events.
 
+pub(crate) use super::shared_log::ResumeError;
+use super::shared_log::{Followed, SharedLog};
 use crate::era::CloseStream;
+use crate::protocol::{ErrorObject, RequestId, error_json};
 use bytes::Bytes;
 use http::header::{self, HeaderValue};
 use http_body::Frame;
@@ -14,7 +17,7 @@ use http_body_util::BodyExt as _;
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -49,7 +52,8 @@ where
 {
     let (tx, rx) = mpsc::channel(QUEUE);
     tokio::spawn(produce(tx));
-    response(LiveBody { rx, keep_alive: keep_alive.map(ticker) }.boxed())
+    let frame = |json: String| message(None, &json);
+    response(LiveBody { rx, frame, keep_alive: keep_alive.map(ticker) }.boxed())
 }
 
 /// `response` with a body that holds `guard` until it is dropped: when the client has read it all, or went
@@ -105,18 +109,20 @@ fn poll_keep_alive(keep_alive: &mut Option<Interval>, cx: &mut Context<'_>) -> P
     }
 }
 
-struct LiveBody {
-    rx: mpsc::Receiver<String>,
+/// A body of what a task sends on `rx`, each item framed by `frame`, with keep-alives while it is quiet.
+struct LiveBody<T, F> {
+    rx: mpsc::Receiver<T>,
+    frame: F,
     keep_alive: Option<Interval>,
 }
 
-impl http_body::Body for LiveBody {
+impl<T, F: Fn(T) -> Bytes + Unpin> http_body::Body for LiveBody<T, F> {
     type Data = Bytes;
     type Error = Infallible;
 
     fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         if let Poll::Ready(next) = self.rx.poll_recv(cx) {
-            return Poll::Ready(next.map(|json| Ok(Frame::data(message(None, &json)))));
+            return Poll::Ready(next.map(|item| Ok(Frame::data((self.frame)(item)))));
         }
         poll_keep_alive(&mut self.keep_alive, cx).map(|b| Some(Ok(Frame::data(b))))
     }
@@ -131,21 +137,12 @@ pub(crate) struct Retention {
     pub streams: usize,
 }
 
-/// Why a `Last-Event-ID` cannot be resumed.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum ResumeError {
-    /// Not an id this server issues.
-    Malformed,
-    /// A stream this session does not have (never existed, or finished and evicted).
-    UnknownStream,
-    /// The client was offline so long that events after its last one were dropped.
-    Gone,
-}
-
 /// The resumable streams of one legacy session.
 pub(crate) struct EventLog {
     inner: Mutex<Streams>,
     retention: Retention,
+    /// Where request streams are copied for other replicas (sessions in a shared store).
+    shared: OnceLock<Arc<SharedLog>>,
 }
 
 struct Streams {
@@ -181,10 +178,12 @@ impl Stream {
         }
     }
 
-    fn push(&mut self, stream: u64, frame: impl FnOnce(&str) -> Bytes, keep: usize) {
+    /// Adds an event; returns its sequence number and frame.
+    fn push(&mut self, stream: u64, frame: impl FnOnce(&str) -> Bytes, keep: usize) -> (u64, Bytes) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.events.push_back((seq, frame(&format!("{stream}-{seq}"))));
+        let framed = frame(&format!("{stream}-{seq}"));
+        self.events.push_back((seq, framed.clone()));
         // Drop the oldest events beyond what is kept, but never one an attached reader has not taken.
         while self.events.len() > keep.max(1) {
             let oldest = self.events.front().map_or(0, |(seq, _)| *seq);
@@ -196,6 +195,7 @@ impl Stream {
         if let Some(waker) = self.reader_waker.take() {
             waker.wake();
         }
+        (seq, framed)
     }
 
     /// Where the reader's next event is in `events`: the seqs kept are contiguous, so it is arithmetic.
@@ -232,7 +232,18 @@ impl Stream {
 
 impl EventLog {
     pub fn new(retention: Retention) -> Arc<Self> {
-        Arc::new(Self { inner: Mutex::new(Streams { next: STANDALONE + 1, streams: HashMap::new() }), retention })
+        let streams = Streams { next: STANDALONE + 1, streams: HashMap::new() };
+        Arc::new(Self { inner: Mutex::new(streams), retention, shared: OnceLock::new() })
+    }
+
+    /// Events kept per stream.
+    pub fn kept_events(&self) -> usize {
+        self.retention.events
+    }
+
+    /// Copies the request streams opened from now on to `shared`, for other replicas to resume.
+    pub fn share(&self, shared: SharedLog) {
+        let _ = self.shared.set(Arc::new(shared));
     }
 
     /// Numbers the next request streams from `first`: copies of one session on several replicas each take
@@ -250,7 +261,7 @@ impl EventLog {
     /// event (an id, empty data) telling the client how soon to reconnect, and `produce` gets a handle that
     /// closes the response early (the request goes on; the client resumes with `GET`). Without one the
     /// client would have no id to resume from, so there is no such handle.
-    pub fn open<F, Fut>(self: &Arc<Self>, retry: Option<Duration>, produce: F) -> Response
+    pub fn open<F, Fut>(self: &Arc<Self>, request: &RequestId, retry: Option<Duration>, produce: F) -> Response
     where
         F: FnOnce(mpsc::Sender<String>, Option<CloseStream>) -> Fut,
         Fut: Future<Output = ()> + Send + 'static,
@@ -278,7 +289,7 @@ impl EventLog {
         });
         let (tx, rx) = mpsc::channel(QUEUE);
         let produce = produce(tx, retry.map(|_| close));
-        let intake = pump(self.clone(), id, rx);
+        let intake = pump(self.clone(), id, Some(request.clone()), rx);
         tokio::spawn(async move {
             futures_util::future::join(produce, intake).await;
         });
@@ -290,7 +301,7 @@ impl EventLog {
     pub fn standalone(self: &Arc<Self>) -> mpsc::Sender<String> {
         self.streams().streams.entry(STANDALONE).or_insert_with(Stream::new);
         let (tx, rx) = mpsc::channel(QUEUE);
-        tokio::spawn(pump(self.clone(), STANDALONE, rx));
+        tokio::spawn(pump(self.clone(), STANDALONE, None, rx));
         tx
     }
 
@@ -314,14 +325,22 @@ impl EventLog {
         response(body.boxed())
     }
 
-    /// A `GET` with `Last-Event-ID`: the rest of that stream, replayed, then live.
-    pub fn resume(
+    /// A `GET` with `Last-Event-ID`: the rest of that stream, replayed, then live — from this copy of the
+    /// session, or from the shared store when another replica's copy made the stream.
+    pub async fn resume(
         self: &Arc<Self>,
         last_event_id: &str,
         keep_alive: Option<Duration>,
     ) -> Result<Response, ResumeError> {
         let (stream, seq) = parse_event_id(last_event_id).ok_or(ResumeError::Malformed)?;
-        Ok(response(self.reader(stream, Some(seq), keep_alive)?.boxed()))
+        match (self.reader(stream, Some(seq), keep_alive), self.shared.get()) {
+            (Err(ResumeError::UnknownStream), Some(shared)) => {
+                let rx = shared.clone().resume(stream, seq).await?;
+                let body = LiveBody { rx, frame: followed, keep_alive: keep_alive.map(ticker) };
+                Ok(response(body.boxed()))
+            }
+            (reader, _) => Ok(response(reader?.boxed())),
+        }
     }
 
     fn reader(
@@ -372,27 +391,56 @@ fn parse_event_id(id: &str) -> Option<(u64, u64)> {
     Some((stream.parse().ok()?, seq.parse().ok()?))
 }
 
-/// Moves a producer's messages into the log, waiting while an attached reader has too many unread.
-async fn pump(log: Arc<EventLog>, id: u64, mut rx: mpsc::Receiver<String>) {
+/// A followed event as it goes out; a lost request as the error that ends its stream.
+fn followed(item: Followed) -> Bytes {
+    match item {
+        Followed::Event(frame) => frame,
+        Followed::Lost(request) => {
+            let e = ErrorObject::internal(
+                "the server replica serving this request stopped before it answered; send the request again",
+            );
+            message(None, &error_json(Some(&request), &e))
+        }
+    }
+}
+
+/// Moves a producer's messages into the log, waiting while an attached reader has too many unread; copies
+/// a request stream's events to the shared store when the session is there.
+async fn pump(log: Arc<EventLog>, id: u64, request: Option<RequestId>, mut rx: mpsc::Receiver<String>) {
+    let shared = log.shared.get().cloned().zip(request);
+    if let Some((shared, request)) = &shared {
+        // The priming event, pushed when the stream was made.
+        let primed = log.streams().streams.get(&id).and_then(|s| s.events.front().cloned());
+        if let Some((seq, frame)) = primed {
+            shared.event(id, request, seq, &frame).await;
+        }
+    }
     while let Some(json) = rx.recv().await {
-        std::future::poll_fn(|cx| {
+        let pushed = std::future::poll_fn(|cx| {
             let mut streams = log.streams();
-            let Some(stream) = streams.streams.get_mut(&id) else { return Poll::Ready(()) };
+            let Some(stream) = streams.streams.get_mut(&id) else { return Poll::Ready(None) };
             if stream.reader.is_some() && stream.unread() >= log.retention.events.max(1) {
                 stream.producer_waker = Some(cx.waker().clone());
                 return Poll::Pending;
             }
-            stream.push(id, |event| message(Some(event), &json), log.retention.events);
-            Poll::Ready(())
+            Poll::Ready(Some(stream.push(id, |event| message(Some(event), &json), log.retention.events)))
         })
         .await;
+        if let (Some((shared, request)), Some((seq, frame))) = (&shared, pushed) {
+            shared.event(id, request, seq, &frame).await;
+        }
     }
-    let mut streams = log.streams();
-    if let Some(stream) = streams.streams.get_mut(&id) {
+    let last = {
+        let mut streams = log.streams();
+        let Some(stream) = streams.streams.get_mut(&id) else { return };
         stream.ended = true;
         if let Some(waker) = stream.reader_waker.take() {
             waker.wake();
         }
+        stream.next_seq.checked_sub(1)
+    };
+    if let Some((shared, request)) = &shared {
+        shared.end(id, request, last).await;
     }
 }
 
