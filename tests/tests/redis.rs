@@ -409,7 +409,7 @@ async fn a_legacy_session_opened_on_one_replica_is_continued_on_another() {
 
 #[tokio::test]
 async fn a_legacy_sessions_state_outlives_the_replica_that_opened_it() {
-    let redis = RedisServer::start().await;
+    let mut redis = RedisServer::start().await;
     let (a, b) = (soak_server(&redis).await, soak_server(&redis).await);
     let session = a.legacy_session("2025-06-18", json!({})).await;
     assert_eq!(tally(&a, &session, 1, 2).await, 2);
@@ -419,6 +419,33 @@ async fn a_legacy_sessions_state_outlives_the_replica_that_opened_it() {
     assert_eq!(tally(&b, &session, 4, 1).await, 10, "A gone: the session lives on B");
     let c = soak_server(&redis).await;
     assert_eq!(tally(&c, &session, 5, 1).await, 11, "a replica started since knows it too");
+
+    // Redis down: the session cannot be read, so its requests are refused (503) rather than served from a
+    // copy that may be stale. This Redis comes back empty (nothing persisted): the session is gone with
+    // it, and said to be (404), so the client opens a new one.
+    redis.kill().await;
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-06-18")];
+    let call = json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+        "params": {"name": "tally", "arguments": {"add": 100}}});
+    let refused = b.post(&headers, &call).await;
+    assert_eq!(refused.status, 503, "{refused:?}");
+    assert_store_unavailable(&refused.json());
+    assert_eq!(refused.header("retry-after"), Some("1"));
+    redis.restart().await;
+    let gone = tokio::time::timeout(WAIT, async {
+        loop {
+            let reply = b.post(&headers, &call).await;
+            if reply.status != 503 {
+                return reply;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+    .expect("B reconnected in time");
+    assert_eq!(gone.status, 404, "{gone:?}");
+    let fresh = b.legacy_session("2025-06-18", json!({})).await;
+    assert_eq!(tally(&c, &fresh, 7, 1).await, 1, "a new session starts from nothing");
 }
 
 /// Reads `stream` to its end; the id of its last event.

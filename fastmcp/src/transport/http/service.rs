@@ -548,21 +548,20 @@ impl Endpoint {
     /// is done.
     async fn in_session(&self, sessions: &Arc<Sessions>, found: Found, req: Classified) -> Response {
         let Found { id, conn, log } = found;
+        let request = req.id.clone();
         match req.delivery() {
             Delivery::Stream { .. } => {
                 let sessions = sessions.clone();
-                log.open(&req.id.clone(), self.priming(&conn), move |tx, close| async move {
+                log.open(&request.clone(), self.priming(&conn), move |tx, close| async move {
                     let line = conn.serve(req, Some(Stream { tx: tx.clone(), close })).await;
-                    sessions.save(&id).await;
-                    if let Some(line) = line {
+                    if let Some(line) = saved(sessions.save(&id).await, &request, line) {
                         let _ = tx.send(line).await;
                     }
                 })
             }
             Delivery::Json => {
                 let line = conn.serve(req, None).await;
-                sessions.save(&id).await;
-                match line {
+                match saved(sessions.save(&id).await, &request, line) {
                     Some(line) => json(StatusCode::OK, line),
                     None => empty(StatusCode::ACCEPTED),
                 }
@@ -665,8 +664,10 @@ impl Endpoint {
         {
             return store_unavailable(None, &e);
         }
-        sessions.save(&id).await;
-        empty(StatusCode::ACCEPTED)
+        match sessions.save(&id).await {
+            Ok(()) => empty(StatusCode::ACCEPTED),
+            Err(e) => store_unavailable(None, &e),
+        }
     }
 
     /// The `retry` of the priming event that starts a session's streams: sessions from 2025-11-25 on, whose
@@ -675,6 +676,21 @@ impl Endpoint {
         conn.protocol_version()
             .filter(|v| *v >= ProtocolVersion::V2025_11_25)
             .map(|_| self.engine.server.options().sse_retry)
+    }
+}
+
+/// A request's answer (`None`: cancelled), unless what it changed in its session could not be saved for
+/// the other replicas: then an error for it says so. The change stays here, saved with the next one.
+fn saved(saved: Result<(), StoreError>, request: &RequestId, answer: Option<String>) -> Option<String> {
+    match saved {
+        Ok(()) => answer,
+        Err(e) => {
+            let e = ErrorObject::internal(format!(
+                "{e}: the request ran, but what it changed in the session could not be shared with the \
+                 server's other replicas"
+            ));
+            answer.map(|_| error_json(Some(request), &e))
+        }
     }
 }
 

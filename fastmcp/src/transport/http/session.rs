@@ -1,13 +1,13 @@
 //! Legacy HTTP sessions: minted on `initialize`, named by `Mcp-Session-Id`, ended by `DELETE` or idleness.
 //!
 //! With a shared store (Redis) a session is a record there too, so any replica can answer its requests:
-//! a replica that does not know a session id loads the record and goes on with a copy of its own. Copies
-//! stay one session through the store's `sessions` channel:
-//!
-//! - a copy whose session changed (`notifications/initialized`, `logging/setLevel`, a subscription, a
-//!   handler's `Context::set`) saves the record when the request ends and tells the others, which take it;
-//! - a client's response or cancellation that no request here awaits goes to the copy whose request does;
-//! - `DELETE` on any replica ends every copy.
+//! the record is the session, and each replica serving it keeps a copy. A request on a copy first reads
+//! the record and takes what other copies saved since (one read per request: a client that sends its next
+//! request elsewhere finds its last change there); a request that changed the session (`initialized`,
+//! `logging/setLevel`, a subscription, a handler's `Context::set`) saves it when it ends, and tells the
+//! other copies on the store's `sessions` channel. That channel also carries a client's response or
+//! cancellation that no request here awaits to the copy whose request does, and `DELETE`, which ends every
+//! copy. Concurrent changes on two replicas: the last saved wins.
 //!
 //! The record expires after `session_idle_timeout` unless some copy is used; a copy idle that long ends on
 //! its own replica only (its `on_close` callbacks run there). Without a shared store nothing of this runs.
@@ -16,6 +16,7 @@ use super::shared_log::SharedLog;
 use super::sse::EventLog;
 use crate::era::{self, Connection, Message, SessionRecord};
 use crate::store::{Event, Replica, Store, StoreError};
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, Once, Weak};
 use std::time::{Duration, Instant};
@@ -28,10 +29,20 @@ pub(crate) struct Session {
     pub conn: Arc<Connection>,
     pub log: Arc<EventLog>,
     last_used: Instant,
-    /// The `conn.changes()` the store's record holds.
+    /// The `conn.changes()` this copy last saved or took.
     saved: u64,
+    /// The record's revision this copy has.
+    rev: u64,
     /// When the store's record was last given a new expiry.
     touched: Instant,
+}
+
+/// A session's record as stored: the session and its revision, one more with each save.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    rev: u64,
+    #[serde(flatten)]
+    session: SessionRecord,
 }
 
 /// The open sessions, by id.
@@ -100,6 +111,24 @@ impl Shared {
     fn share(&self, id: &str, log: &EventLog) {
         log.share(SharedLog::new(self.store.clone(), self.replica.clone(), id, self.ttl, log.kept_events()));
     }
+
+    /// The record of session `id`; `None` when it is gone (or unreadable, which is as good as gone).
+    async fn load(&self, id: &str) -> Result<Option<Stored>, StoreError> {
+        let Some(bytes) = self.store.get(&key(id)).await? else { return Ok(None) };
+        match serde_json::from_slice(&bytes) {
+            Ok(stored) => Ok(Some(stored)),
+            Err(e) => {
+                tracing::warn!("shared store: the record of a session is unreadable ({e}); the session is gone");
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// `conn`'s session as revision `rev` of its record.
+fn stored_json(conn: &Connection, rev: u64) -> Result<Vec<u8>, StoreError> {
+    let session = conn.record().ok_or_else(|| StoreError::new("the session has no record before initialize"))?;
+    serde_json::to_vec(&Stored { rev, session }).map_err(StoreError::new)
 }
 
 impl Sessions {
@@ -137,8 +166,7 @@ impl Sessions {
         let id = new_session_id();
         let saved = conn.changes();
         if let Some(shared) = &self.shared {
-            let record = record_json(&conn)?;
-            shared.store.put(&key(&id), &record, shared.ttl).await?;
+            shared.store.put(&key(&id), &stored_json(&conn, 0)?, shared.ttl).await?;
             shared.share(&id, &log);
             self.listen(shared);
         }
@@ -148,7 +176,7 @@ impl Sessions {
             let room = map.len() < max;
             if room {
                 let now = Instant::now();
-                map.insert(id.clone(), Session { conn, log, last_used: now, saved, touched: now });
+                map.insert(id.clone(), Session { conn, log, last_used: now, saved, rev: 0, touched: now });
             }
             room
         };
@@ -161,9 +189,10 @@ impl Sessions {
         Ok(Some(id))
     }
 
-    /// The session `id` names, marked as used now. A session this replica does not have is looked up in
-    /// the shared store, and a copy of it made with `adopt` (a new connection and log, numbering its
-    /// requests to the client apart from other copies').
+    /// The session `id` names, marked as used now. With a shared store the record decides: a copy here
+    /// takes what other copies saved since, one whose record is gone ends, and a session this replica has
+    /// no copy of gets one, made with `adopt` (a new connection and log, numbering its requests to the
+    /// client and its streams apart from other copies').
     pub async fn get(
         self: &Arc<Self>,
         id: &str,
@@ -176,31 +205,24 @@ impl Sessions {
             if renew {
                 session.touched = Instant::now();
             }
-            ((session.conn.clone(), session.log.clone()), renew)
+            (session.conn.clone(), session.log.clone(), renew)
         });
-        let shared = match (local, &self.shared) {
-            (Some((found, false)), _) | (Some((found, _)), None) => return Ok(Some(found)),
-            (None, None) => return Ok(None),
-            (Some((found, true)), Some(shared)) => {
-                if shared.store.touch(&key(id), shared.ttl).await? {
-                    return Ok(Some(found));
-                }
-                // Ended elsewhere (a note missed), or expired: gone everywhere.
-                self.map().remove(id);
+        let Some(shared) = &self.shared else { return Ok(local.map(|(conn, log, _)| (conn, log))) };
+        let Some(stored) = shared.load(id).await? else {
+            // Ended elsewhere (a note missed), or expired: gone everywhere.
+            let ended = self.map().remove(id);
+            drop(ended);
+            return Ok(None);
+        };
+        if let Some((conn, log, renew)) = local {
+            self.take(id, &conn, &stored);
+            if renew && !shared.store.touch(&key(id), shared.ttl).await? {
                 return Ok(None);
             }
-            (None, Some(shared)) => shared,
-        };
-        let Some(bytes) = shared.store.get(&key(id)).await? else { return Ok(None) };
-        let record: SessionRecord = match serde_json::from_slice(&bytes) {
-            Ok(record) => record,
-            Err(e) => {
-                tracing::warn!("shared store: the record of a session is unreadable ({e}); the session is gone");
-                return Ok(None);
-            }
-        };
+            return Ok(Some((conn, log)));
+        }
         let (conn, log) = adopt();
-        if let Err(e) = conn.restore(&record) {
+        if let Err(e) = conn.restore(&stored.session) {
             tracing::warn!("shared store: the record of a session cannot be restored ({e}); the session is gone");
             return Ok(None);
         }
@@ -216,36 +238,46 @@ impl Sessions {
         let session = map.entry(id.to_owned()).or_insert_with(|| {
             conn.forward_changes();
             let saved = conn.changes();
-            Session { conn, log, last_used: now, saved, touched: now }
+            Session { conn, log, last_used: now, saved, rev: stored.rev, touched: now }
         });
         Ok(Some((session.conn.clone(), session.log.clone())))
     }
 
-    /// Saves the session's record if it changed since it was last saved, and tells the other copies: called
-    /// when a request or notification on it is done.
-    pub async fn save(&self, id: &str) {
-        let Some(shared) = &self.shared else { return };
-        let (conn, before) = {
-            let mut map = self.map();
-            let Some(session) = map.get_mut(id) else { return };
-            let changes = session.conn.changes();
-            if changes == session.saved {
-                return;
-            }
-            (session.conn.clone(), std::mem::replace(&mut session.saved, changes))
-        };
-        let saved = async {
-            let record = record_json(&conn)?;
-            shared.store.put(&key(id), &record, shared.ttl).await?;
-            shared.store.publish(CHANNEL, &Note::Changed(&record).encode(shared.replica.id(), id)).await
-        };
-        if let Err(e) = saved.await {
-            // Marked unsaved: the next request saves it again. Meanwhile other replicas see it as it was.
-            tracing::warn!("{e}: a session's change was not shared with other replicas");
-            if let Some(session) = self.map().get_mut(id) {
-                session.saved = before;
-            }
+    /// Makes the copy of session `id` on `conn` what `stored` says, if that is newer than what it has.
+    fn take(&self, id: &str, conn: &Connection, stored: &Stored) {
+        let newer = self.map().get(id).is_some_and(|s| s.rev != stored.rev);
+        if !newer {
+            return;
         }
+        if let Err(e) = conn.restore(&stored.session) {
+            tracing::warn!("shared store: a session's change cannot be taken: {e}");
+            return;
+        }
+        if let Some(session) = self.map().get_mut(id) {
+            (session.rev, session.saved) = (stored.rev, conn.changes());
+        }
+    }
+
+    /// Saves the session's record if it changed since it was last saved, and tells the other copies: called
+    /// when a request or notification on it is done. An error means the change stays on this replica (it
+    /// is saved with the next one).
+    pub async fn save(&self, id: &str) -> Result<(), StoreError> {
+        let Some(shared) = &self.shared else { return Ok(()) };
+        let (conn, rev) = {
+            let mut map = self.map();
+            let Some(session) = map.get_mut(id) else { return Ok(()) };
+            if session.conn.changes() == session.saved {
+                return Ok(());
+            }
+            (session.conn.clone(), session.rev + 1)
+        };
+        let changes = conn.changes();
+        let stored = stored_json(&conn, rev)?;
+        shared.store.put(&key(id), &stored, shared.ttl).await?;
+        if let Some(session) = self.map().get_mut(id) {
+            (session.rev, session.saved) = (rev, changes);
+        }
+        shared.store.publish(CHANNEL, &Note::Changed(&stored).encode(shared.replica.id(), id)).await
     }
 
     /// Hands `message` (a client's response or notification no request here awaits) to the copy of the
@@ -294,22 +326,13 @@ impl Sessions {
         });
     }
 
-    /// One note from another replica's copy.
+    /// One note from another replica's copy. Changes matter to a copy between requests too: its
+    /// standalone stream tells the client of updates to the resources it subscribed to.
     fn heard(&self, session: &str, note: Note<'_>) {
-        let conn = match self.map().get(session) {
-            Some(s) => s.conn.clone(),
-            None => return,
-        };
+        let Some(conn) = self.map().get(session).map(|s| s.conn.clone()) else { return };
         match note {
-            Note::Changed(record) => match serde_json::from_slice::<SessionRecord>(record) {
-                Ok(record) => {
-                    if let Err(e) = conn.restore(&record) {
-                        tracing::warn!("shared store: a session's change cannot be taken: {e}");
-                    }
-                    if let Some(s) = self.map().get_mut(session) {
-                        s.saved = conn.changes();
-                    }
-                }
+            Note::Changed(record) => match serde_json::from_slice::<Stored>(record) {
+                Ok(stored) => self.take(session, &conn, &stored),
                 Err(e) => tracing::warn!("shared store: a session's change is unreadable: {e}"),
             },
             Note::Ended => {
@@ -336,25 +359,16 @@ impl Sessions {
     /// After the channel broke, notes may have been missed: every copy here takes its record again, and
     /// those whose record is gone end.
     async fn resync(&self, shared: &Shared) {
-        let ids: Vec<String> = self.map().keys().cloned().collect();
-        for id in ids {
-            match shared.store.get(&key(&id)).await {
-                Ok(Some(bytes)) => {
-                    if let Ok(record) = serde_json::from_slice::<SessionRecord>(&bytes) {
-                        let conn = self.map().get(&id).map(|s| s.conn.clone());
-                        if let Some(conn) = conn
-                            && conn.restore(&record).is_ok()
-                            && let Some(s) = self.map().get_mut(&id)
-                        {
-                            s.saved = conn.changes();
-                        }
-                    }
-                }
+        let copies: Vec<(String, Arc<Connection>)> =
+            self.map().iter().map(|(id, s)| (id.clone(), s.conn.clone())).collect();
+        for (id, conn) in copies {
+            match shared.load(&id).await {
+                Ok(Some(stored)) => self.take(&id, &conn, &stored),
                 Ok(None) => {
                     let ended = self.map().remove(&id);
                     drop(ended);
                 }
-                // Still unreachable: the next break resyncs again.
+                // Still unreachable: the next break resyncs again, and requests read their record anyway.
                 Err(_) => return,
             }
         }
@@ -378,11 +392,6 @@ async fn hear(sessions: Weak<Sessions>, mut subscription: crate::store::Subscrip
             Event::Ready => {}
         }
     }
-}
-
-fn record_json(conn: &Connection) -> Result<Vec<u8>, StoreError> {
-    let record = conn.record().ok_or_else(|| StoreError::new("the session has no record before initialize"))?;
-    serde_json::to_vec(&record).map_err(StoreError::new)
 }
 
 /// Where a copy numbers its requests to the client and its streams from: a random range of 2^20, below 2^53
