@@ -6,6 +6,7 @@
 //! wherever an application routes it (`Router::route_service("/mcp", service)` in axum).
 
 use super::origin;
+use super::quotas::Quotas;
 use super::session::Sessions;
 use super::sse::{self, Body, EventLog, Response, Retention, holding};
 use super::streams::{AtCap, Client, PeerAddr, Streams};
@@ -49,6 +50,14 @@ pub struct ServiceOptions {
     /// server, else per client address where the request carries it (fastmcp's own server does); one more
     /// is answered 429 with `Retry-After`.
     pub max_streams_per_client: usize,
+    /// The most requests one client has being served at once (default 64), per client as for
+    /// `max_streams_per_client`: a request counts from when its body has been read until its answer has
+    /// (a stream's, until the client read it all or went away); long-lived streams count under
+    /// `max_streams_per_client` alone. One more is answered 429 with `Retry-After`.
+    pub max_requests_per_client: usize,
+    /// The most legacy sessions one client holds open at once (default 64), per client as for
+    /// `max_streams_per_client`; one more `initialize` is answered 429 with `Retry-After`.
+    pub max_sessions_per_client: usize,
 }
 
 impl Default for ServiceOptions {
@@ -61,6 +70,8 @@ impl Default for ServiceOptions {
             body_read_timeout: http.body_read_timeout,
             max_streams: http.max_streams,
             max_streams_per_client: http.max_streams_per_client,
+            max_requests_per_client: http.max_requests_per_client,
+            max_sessions_per_client: http.max_sessions_per_client,
         }
     }
 }
@@ -88,6 +99,8 @@ struct Endpoint {
     body_read_timeout: Duration,
     /// The long-lived streams open, under their caps.
     streams: Arc<Streams>,
+    /// Each client's requests being served and sessions open, under their quotas.
+    quotas: Quotas,
     /// `None` when legacy requests are served without sessions.
     sessions: Option<Sessions>,
     /// Starts the idle-session reaper with the first session.
@@ -107,6 +120,7 @@ impl McpService {
             local_only: options.local_only,
             body_read_timeout: options.body_read_timeout,
             streams: Streams::new(options.max_streams, options.max_streams_per_client),
+            quotas: Quotas::new(options.max_requests_per_client, options.max_sessions_per_client),
             sessions: options.sessions.then(Sessions::default),
             reaper: Once::new(),
         };
@@ -244,7 +258,8 @@ fn streams_full(id: Option<&RequestId>, full: &AtCap) -> Response {
     response
 }
 
-/// Who a stream counts against: the principal when there is one, else the client's address if known.
+/// Who a stream, a request or a session counts against: the principal when there is one, else the client's
+/// address if known.
 fn client_of(caller: Option<&AccessToken>, peer: Option<IpAddr>) -> Option<Client> {
     match caller {
         Some(caller) => Some(Client::Principal(caller.principal().as_str().to_owned())),
@@ -397,7 +412,11 @@ impl Endpoint {
             Ok(Message::Request(mut req)) => {
                 req.caller = caller;
                 req.http = Some(HttpRequest::new(posted.clone()));
-                self.request(*req, &posted.headers, peer).await
+                let held = match self.quotas.request(client_of(req.caller.as_deref(), peer).as_ref(), &req) {
+                    Ok(held) => held,
+                    Err(over) => return over.response(Some(&req.id)),
+                };
+                holding(self.request(*req, &posted.headers, peer).await, held)
             }
             Ok(Message::Notification(note)) => {
                 self.to_session(headers, caller.as_deref(), |conn| conn.notification(note))
@@ -412,12 +431,18 @@ impl Endpoint {
     async fn request(self: Arc<Self>, req: Classified, headers: &HeaderMap, peer: Option<IpAddr>) -> Response {
         match req.session_use() {
             SessionUse::None => self.modern(req, headers, peer).await,
-            legacy => self.legacy(legacy, req, headers).await,
+            legacy => self.legacy(legacy, req, headers, peer).await,
         }
     }
 
     /// A legacy request: alone (sessions off, or a probe without a session id) or in the session it names.
-    async fn legacy(self: Arc<Self>, session_use: SessionUse, req: Classified, headers: &HeaderMap) -> Response {
+    async fn legacy(
+        self: Arc<Self>,
+        session_use: SessionUse,
+        req: Classified,
+        headers: &HeaderMap,
+        peer: Option<IpAddr>,
+    ) -> Response {
         // Refused here, while the status can still say so: the answer may be a stream.
         if let Err(refused) = req.refusal(&self.engine.server.registry()) {
             return self.answer(refused);
@@ -427,7 +452,7 @@ impl Endpoint {
         };
         let named = headers.contains_key(SESSION);
         match session_use {
-            SessionUse::Opens => self.open_session(sessions, req, headers).await,
+            SessionUse::Opens => self.open_session(sessions, req, headers, peer).await,
             SessionUse::Optional if !named => self.answer(Connection::serve_alone(&self.engine, req, headers).await),
             SessionUse::Required if !named => {
                 let e = ErrorObject::invalid_request(
@@ -485,7 +510,13 @@ impl Endpoint {
     }
 
     /// `initialize`: opens a session (its id in `Mcp-Session-Id`).
-    async fn open_session(self: &Arc<Self>, sessions: &Sessions, req: Classified, headers: &HeaderMap) -> Response {
+    async fn open_session(
+        self: &Arc<Self>,
+        sessions: &Sessions,
+        req: Classified,
+        headers: &HeaderMap,
+        peer: Option<IpAddr>,
+    ) -> Response {
         if headers.contains_key(SESSION) {
             let e = ErrorObject::invalid_request("initialize opens a new session: send it without Mcp-Session-Id");
             return error(StatusCode::BAD_REQUEST, Some(&req.id), &e);
@@ -494,6 +525,11 @@ impl Endpoint {
         if sessions.len() >= options.max_sessions {
             return sessions_full(&req.id, options.max_sessions);
         }
+        // The session holds its place in its opener's quota until it ends.
+        let held = match self.quotas.session(client_of(req.caller.as_deref(), peer).as_ref()) {
+            Ok(held) => held,
+            Err(over) => return over.response(Some(&req.id)),
+        };
         let log = EventLog::new(Retention { events: options.sse_replay_events, streams: options.sse_replay_streams });
         // Messages unrelated to any request (list changes) go on the session's standalone stream.
         let conn = Arc::new(Connection::new(self.engine.clone(), log.standalone(), false));
@@ -502,7 +538,7 @@ impl Endpoint {
         let request_id = req.id.clone();
         let Some(line) = conn.serve(req, None).await else { return empty(StatusCode::ACCEPTED) };
         // Checked again as the session is stored: concurrent `initialize`s cannot overshoot the limit.
-        let Some(id) = sessions.insert(conn.clone(), log, options.max_sessions) else {
+        let Some(id) = sessions.insert(conn.clone(), log, held, options.max_sessions) else {
             return sessions_full(&request_id, options.max_sessions);
         };
         conn.set_session_id(&id);

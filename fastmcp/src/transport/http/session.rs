@@ -1,5 +1,6 @@
 //! Legacy HTTP sessions: minted on `initialize`, named by `Mcp-Session-Id`, ended by `DELETE` or idleness.
 
+use super::quotas::Held;
 use super::sse::EventLog;
 use crate::era::Connection;
 use std::collections::HashMap;
@@ -11,6 +12,8 @@ pub(crate) struct Session {
     pub conn: Arc<Connection>,
     pub log: Arc<EventLog>,
     last_used: Instant,
+    /// Its place in its opener's quota, given back as the session ends.
+    _held: Held,
 }
 
 /// The open sessions, by id.
@@ -29,13 +32,13 @@ impl Sessions {
     }
 
     /// Opens a session and returns its id; `None` if `max` are open already.
-    pub fn insert(&self, conn: Arc<Connection>, log: Arc<EventLog>, max: usize) -> Option<String> {
+    pub fn insert(&self, conn: Arc<Connection>, log: Arc<EventLog>, held: Held, max: usize) -> Option<String> {
         let mut map = self.map();
         if map.len() >= max {
             return None;
         }
         let id = new_session_id();
-        map.insert(id.clone(), Session { conn, log, last_used: Instant::now() });
+        map.insert(id.clone(), Session { conn, log, last_used: Instant::now(), _held: held });
         Some(id)
     }
 
