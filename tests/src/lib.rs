@@ -365,8 +365,19 @@ pub async fn send_http(
     headers: &[(&str, &str)],
     body: &str,
 ) -> HttpReply {
+    try_send_http(addr, method, path, headers, body).await.unwrap_or_else(|e| panic!("{method} {path}: {e}"))
+}
+
+/// As [`send_http`], failing with what went wrong instead of panicking (a server that may be down).
+pub async fn try_send_http(
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Result<HttpReply, String> {
     use tokio::io::AsyncReadExt;
-    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let mut stream = tokio::net::TcpStream::connect(addr).await.map_err(|e| format!("connect: {e}"))?;
     let mut request = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
     if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
         request.push_str(&format!("Host: {addr}\r\n"));
@@ -375,21 +386,28 @@ pub async fn send_http(
         request.push_str(&format!("{k}: {v}\r\n"));
     }
     request.push_str("\r\n");
-    stream.write_all(request.as_bytes()).await.unwrap();
-    stream.write_all(body.as_bytes()).await.unwrap();
+    stream.write_all(request.as_bytes()).await.map_err(|e| format!("write: {e}"))?;
+    stream.write_all(body.as_bytes()).await.map_err(|e| format!("write: {e}"))?;
     let mut raw = Vec::new();
-    tokio::time::timeout(TIMEOUT, stream.read_to_end(&mut raw)).await.expect("answered in time").unwrap();
-    let text = String::from_utf8(raw).expect("UTF-8 response");
-    let (head, body) = text.split_once("\r\n\r\n").expect("a header block");
+    tokio::time::timeout(TIMEOUT, stream.read_to_end(&mut raw))
+        .await
+        .map_err(|_| "not answered in time".to_owned())?
+        .map_err(|e| format!("read: {e}"))?;
+    let text = String::from_utf8(raw).map_err(|_| "a response that is not UTF-8".to_owned())?;
+    let (head, body) = text.split_once("\r\n\r\n").ok_or_else(|| format!("no header block in {text:?}"))?;
     let mut lines = head.split("\r\n");
-    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| format!("no status line in {head:?}"))?;
     let headers = lines
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
         .collect::<Vec<_>>();
     let chunked = headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
     let body = if chunked { dechunk(body) } else { body.to_owned() };
-    HttpReply { status, headers, body }
+    Ok(HttpReply { status, headers, body })
 }
 
 fn dechunk(mut body: &str) -> String {

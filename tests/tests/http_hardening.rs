@@ -1,6 +1,7 @@
 //! fastmcp's own HTTP server under attack and load, over real sockets against the `hardened` binary (its
 //! limits set from the environment): slow or silent clients are cut by the timeouts, connections and
-//! long-lived streams are capped (in total and per client), running out of file descriptors backs off
+//! long-lived streams are capped (in total and per client), so are each client's requests in flight and
+//! legacy sessions, running out of file descriptors backs off
 //! instead of spinning, SIGTERM has a deadline, oversized bodies are refused before they are sent, and
 //! malformed `Host`/`Origin`/`:authority` are refused. After each, the server still serves a normal request.
 
@@ -38,6 +39,16 @@ fn echo_body(text: &str) -> String {
     json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "echo", "arguments": {"text": text}, "_meta": modern_meta(json!({}))}})
     .to_string()
+}
+
+/// The headers and body of a modern call to `tool`, which takes no arguments.
+fn call(tool: &'static str, id: u64) -> (Vec<(&'static str, &'static str)>, String) {
+    let mut headers = modern_headers("tools/call");
+    headers.retain(|(name, _)| *name != "Mcp-Name");
+    headers.push(("Mcp-Name", tool));
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": tool, "arguments": {}, "_meta": modern_meta(json!({}))}});
+    (headers, body.to_string())
 }
 
 fn listen_body(id: &str) -> String {
@@ -208,6 +219,16 @@ async fn closed(stream: &mut TcpStream) -> Vec<u8> {
     rest
 }
 
+/// One complete request sent on a fresh connection from `from`, its answer left unread.
+async fn send_from(from: IpAddr, to: SocketAddr, method: &str, headers: &[(&str, &str)], body: &str) -> TcpStream {
+    let mut stream = connect_from(from, to).await;
+    let host = to.to_string();
+    let request = head(method, "/mcp", Some(&host), headers, Some(body.len()));
+    stream.write_all(request.as_bytes()).await.unwrap();
+    stream.write_all(body.as_bytes()).await.unwrap();
+    stream
+}
+
 /// One complete request on a fresh connection from `from`.
 async fn request_from(
     from: IpAddr,
@@ -216,11 +237,7 @@ async fn request_from(
     headers: &[(&str, &str)],
     body: &str,
 ) -> (TcpStream, Reply) {
-    let mut stream = connect_from(from, to).await;
-    let host = to.to_string();
-    let request = head(method, "/mcp", Some(&host), headers, Some(body.len()));
-    stream.write_all(request.as_bytes()).await.unwrap();
-    stream.write_all(body.as_bytes()).await.unwrap();
+    let mut stream = send_from(from, to, method, headers, body).await;
     let reply = reply_in_time(&mut stream).await;
     (stream, reply)
 }
@@ -489,6 +506,143 @@ async fn long_lived_streams_are_capped_per_client_and_in_total() {
         assert!(start.elapsed() < TIMEOUT, "still refused after a stream closed");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// A refusal over a per-client quota: 429, `Retry-After`, and a JSON-RPC error for request `id` naming the
+/// limit.
+fn assert_over_quota(reply: &Reply, id: Value, names: &str) {
+    assert_eq!(reply.status, 429, "{reply:?}");
+    assert!(reply.header("retry-after").is_some(), "{reply:?}");
+    let error = reply.json();
+    assert_eq!(error["id"], id, "a JSON-RPC error for the request: {error}");
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(message.contains(names), "{message}");
+}
+
+#[tokio::test]
+async fn one_client_gets_its_share_of_requests_in_flight_and_others_are_still_served() {
+    let s = Server::spawn(&[("HARDENED_REQUESTS_PER_CLIENT", "2")]).await;
+    let echo = modern_headers("tools/call");
+    // Subscriptions are long-lived streams, capped by their own share: they take none of these places.
+    let listen = modern_headers("subscriptions/listen");
+    let mut subscriptions = Vec::new();
+    for id in ["l1", "l2"] {
+        let (stream, reply) = request_from(LOCAL, s.addr, "POST", &listen, &listen_body(id)).await;
+        assert_eq!(reply.status, 200, "{reply:?}");
+        subscriptions.push(stream);
+    }
+    let (_, reply) = request_from(LOCAL, s.addr, "POST", &echo, &echo_body("beside subscriptions")).await;
+    assert_eq!(reply.status, 200, "subscriptions are not requests in flight: {reply:?}");
+
+    // Two calls in flight: the client has its share.
+    let (hold, body) = call("hold", 7);
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        held.push(send_from(LOCAL, s.addr, "POST", &hold, &body).await);
+    }
+    let start = Instant::now();
+    while s.log_lines("hold: waiting for release") < 2 {
+        assert!(start.elapsed() < TIMEOUT, "the two calls are not in flight: {:?}", s.log.lock().unwrap());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (_, refused) = request_from(LOCAL, s.addr, "POST", &echo, &echo_body("a third")).await;
+    assert_over_quota(
+        &refused,
+        json!(1),
+        "too many requests in flight for this client (limit 2, HttpOptions::max_requests_per_client)",
+    );
+    // Another client has its own share: served, and it lets the held calls answer.
+    let (_, other) = request_from(OTHER, s.addr, "POST", &echo, &echo_body("other")).await;
+    assert_eq!(other.status, 200, "another client is served: {other:?}");
+    let (release, body) = call("release", 8);
+    let (_, released) = request_from(OTHER, s.addr, "POST", &release, &body).await;
+    assert_eq!(released.status, 200, "{released:?}");
+    for stream in &mut held {
+        let reply = reply_in_time(stream).await;
+        assert_eq!(reply.status, 200, "{reply:?}");
+        assert_eq!(reply.json()["result"]["content"][0]["text"], "released", "{reply:?}");
+    }
+
+    // Its calls answered, the client is served again (once the server has dropped their bodies).
+    let start = Instant::now();
+    loop {
+        let (_, reply) = request_from(LOCAL, s.addr, "POST", &echo, &echo_body("again")).await;
+        if reply.status == 200 {
+            break;
+        }
+        assert_eq!(reply.status, 429, "{reply:?}");
+        assert!(start.elapsed() < TIMEOUT, "still refused after its calls were answered");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(subscriptions);
+}
+
+const LEGACY_POST: [(&str, &str); 2] =
+    [("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+
+fn initialize_body(id: u64) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+        "capabilities": {}, "clientInfo": {"name": "fastmcp-tests", "version": "0.0.0"}}})
+    .to_string()
+}
+
+/// `initialize` from `from`: the reply, and the session it opened if it did.
+async fn initialize_from(from: IpAddr, to: SocketAddr, id: u64) -> (Reply, Option<String>) {
+    let (_, reply) = request_from(from, to, "POST", &LEGACY_POST, &initialize_body(id)).await;
+    let session = reply.header("mcp-session-id").map(str::to_owned);
+    (reply, session)
+}
+
+#[tokio::test]
+async fn one_client_gets_its_share_of_sessions_and_ending_one_gives_its_place_back() {
+    let s = Server::spawn(&[("HARDENED_SESSIONS_PER_CLIENT", "2")]).await;
+    let mut sessions = Vec::new();
+    for id in [1, 2] {
+        let (reply, session) = initialize_from(LOCAL, s.addr, id).await;
+        assert_eq!(reply.status, 200, "{reply:?}");
+        sessions.push(session.expect("a session"));
+    }
+    let (refused, session) = initialize_from(LOCAL, s.addr, 3).await;
+    assert_over_quota(
+        &refused,
+        json!(3),
+        "too many sessions for this client (limit 2, HttpOptions::max_sessions_per_client)",
+    );
+    assert_eq!(session, None, "no session opened: {refused:?}");
+    let (other, session) = initialize_from(OTHER, s.addr, 4).await;
+    assert_eq!(other.status, 200, "another client opens one: {other:?}");
+    assert!(session.is_some(), "{other:?}");
+    // Ending one of its sessions frees a place.
+    let first = sessions.remove(0);
+    let delete = [("Mcp-Session-Id", first.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let (_, deleted) = request_from(LOCAL, s.addr, "DELETE", &delete, "").await;
+    assert_eq!(deleted.status, 200, "{deleted:?}");
+    let (reply, session) = initialize_from(LOCAL, s.addr, 5).await;
+    assert_eq!(reply.status, 200, "the ended session gave its place back: {reply:?}");
+    assert!(session.is_some(), "{reply:?}");
+    let (refused, _) = initialize_from(LOCAL, s.addr, 6).await;
+    assert_eq!(refused.status, 429, "at its share again: {refused:?}");
+    s.serves().await;
+}
+
+#[tokio::test]
+async fn an_idle_session_gives_its_place_in_its_clients_share_back() {
+    let s = Server::spawn(&[("HARDENED_SESSIONS_PER_CLIENT", "1"), ("HARDENED_SESSION_IDLE_MS", "1000")]).await;
+    let (reply, _) = initialize_from(LOCAL, s.addr, 1).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let (refused, _) = initialize_from(LOCAL, s.addr, 2).await;
+    assert_eq!(refused.status, 429, "{refused:?}");
+    let start = Instant::now();
+    loop {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let (reply, _) = initialize_from(LOCAL, s.addr, 3).await;
+        if reply.status == 200 {
+            break;
+        }
+        assert_eq!(reply.status, 429, "{reply:?}");
+        assert!(start.elapsed() < TIMEOUT, "still refused after the session's idle timeout");
+    }
+    assert!(start.elapsed() >= Duration::from_millis(800), "reaped when idle, not before: {:?}", start.elapsed());
 }
 
 #[tokio::test]

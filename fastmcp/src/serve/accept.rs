@@ -35,6 +35,8 @@ pub(super) async fn serve(server: Server, options: HttpOptions) -> std::io::Resu
         body_read_timeout: options.body_read_timeout,
         max_streams: options.max_streams,
         max_streams_per_client: options.max_streams_per_client,
+        max_requests_per_client: options.max_requests_per_client,
+        max_sessions_per_client: options.max_sessions_per_client,
     };
     let grace = server.options().shutdown_grace;
     let mcp = McpService::with_options(server, service_options);

@@ -542,6 +542,20 @@ pub struct HttpOptions {
     /// The most long-lived streams one client holds at once (default 16): per principal on a protected
     /// server, else per client IP address. One more is answered 429 with `Retry-After`.
     pub max_streams_per_client: usize,
+    /// The most requests one client has being served at once (default 64): per principal on a protected
+    /// server, else per client IP address. A request counts from when it has been read until its answer has
+    /// (a streamed answer, until the client has read it all or went away); one more is answered 429 with
+    /// `Retry-After`. Long-lived streams count under `max_streams_per_client` instead, and a client's
+    /// responses and notifications (its answers to the shim's requests) never count. Behind a reverse proxy
+    /// every client has the proxy's address: raise it there.
+    pub max_requests_per_client: usize,
+    /// The most legacy sessions one client holds open at once (default 64), so one client cannot take all
+    /// of `FastMcp::max_sessions`: per principal on a protected server, else per client IP address. One more
+    /// `initialize` is answered 429 with `Retry-After`; a session gives its place back when it ends
+    /// (`DELETE`, idleness, shutdown), so a client that goes away without `DELETE` holds it until
+    /// `FastMcp::session_idle_timeout`. Behind a reverse proxy every client has the proxy's address: raise
+    /// it to `max_sessions` there.
+    pub max_sessions_per_client: usize,
 }
 
 impl Default for HttpOptions {
@@ -558,6 +572,8 @@ impl Default for HttpOptions {
             max_concurrent_streams: 100,
             max_streams: 512,
             max_streams_per_client: 16,
+            max_requests_per_client: 64,
+            max_sessions_per_client: 64,
         }
     }
 }

@@ -2,16 +2,41 @@
 //! `HARDENED_HEADER_MS`, `HARDENED_BODY_MS`, `HARDENED_IDLE_MS`, `HARDENED_GRACE_MS` (the timeouts and the
 //! shutdown grace), `HARDENED_MAX_CONNECTIONS`, `HARDENED_PER_CLIENT` (connections),
 //! `HARDENED_H2_STREAMS` (requests in flight per HTTP/2 connection), `HARDENED_MAX_STREAMS`,
-//! `HARDENED_STREAMS_PER_CLIENT` (long-lived streams); unset, the defaults. It
-//! serves on a free loopback port and says where on stderr, as every fastmcp server does.
+//! `HARDENED_STREAMS_PER_CLIENT` (long-lived streams), `HARDENED_REQUESTS_PER_CLIENT`,
+//! `HARDENED_SESSIONS_PER_CLIENT`, `HARDENED_SESSION_IDLE_MS` (per-client quotas, legacy sessions' idle
+//! timeout); unset, the defaults. It serves on a free loopback port and says where on stderr, as every
+//! fastmcp server does. Besides `echo` it has `hold`, which answers only once `release` is called, so a test
+//! can keep requests in flight.
 
 use fastmcp::prelude::*;
+use std::sync::LazyLock;
 use std::time::Duration;
+use tokio::sync::Notify;
+
+/// What `hold` waits for.
+static RELEASE: LazyLock<Notify> = LazyLock::new(Notify::new);
 
 /// Echo the text back.
 #[tool]
 async fn echo(text: String) -> String {
     text
+}
+
+/// Wait until `release` is called, then say so.
+#[tool]
+async fn hold() -> String {
+    // Created before the log line: a `release` from then on reaches it.
+    let released = RELEASE.notified();
+    eprintln!("hold: waiting for release");
+    released.await;
+    "released".into()
+}
+
+/// Let every `hold` waiting now answer.
+#[tool]
+async fn release() -> String {
+    RELEASE.notify_waiters();
+    "released".into()
 }
 
 fn var<T: std::str::FromStr>(name: &str) -> Option<T> {
@@ -36,7 +61,12 @@ async fn main() -> fastmcp::Result<()> {
     options.max_concurrent_streams = var("HARDENED_H2_STREAMS").unwrap_or(defaults.max_concurrent_streams);
     options.max_streams = var("HARDENED_MAX_STREAMS").unwrap_or(defaults.max_streams);
     options.max_streams_per_client = var("HARDENED_STREAMS_PER_CLIENT").unwrap_or(defaults.max_streams_per_client);
-    let mut server = FastMcp::new("hardened").tool(echo);
+    options.max_requests_per_client = var("HARDENED_REQUESTS_PER_CLIENT").unwrap_or(defaults.max_requests_per_client);
+    options.max_sessions_per_client = var("HARDENED_SESSIONS_PER_CLIENT").unwrap_or(defaults.max_sessions_per_client);
+    let mut server = FastMcp::new("hardened").tool(echo).tool(hold).tool(release);
+    if let Some(idle) = millis("HARDENED_SESSION_IDLE_MS") {
+        server = server.session_idle_timeout(idle);
+    }
     if let Some(grace) = millis("HARDENED_GRACE_MS") {
         server = server.shutdown_grace(grace);
     }

@@ -3,7 +3,8 @@
 //!
 //! Load: modern calls and lists on every replica; the three-round `deploy` flow with each round on another
 //! replica (they share the request-state keys, `FASTMCP_STATE_KEYS`); legacy sessions calling tools and
-//! running the same flow through server-to-client requests; clients that drop mid-stream (a modern
+//! running the same flow through server-to-client requests; with Redis, legacy sessions whose calls go
+//! round the replicas (a running total kept in the session); clients that drop mid-stream (a modern
 //! `subscriptions/listen`, a legacy call whose question they never answer). Faults: a replica killed
 //! (SIGKILL) and restarted every `SOAK_KILL_EVERY` seconds; with `SOAK_REDIS_SERVER` (a `redis-server`
 //! binary), replicas share that Redis (`FASTMCP_REDIS_URL`) and it is restarted every
@@ -50,7 +51,8 @@ struct Config {
     kill_every: u64,
     redis_restart_every: u64,
     redis_server: Option<PathBuf>,
-    /// Which load runs (`SOAK_LOAD`, comma-separated): `modern`, `flow`, `legacy`, `drop`; all by default.
+    /// Which load runs (`SOAK_LOAD`, comma-separated): `modern`, `flow`, `legacy`, `roam` (with Redis only),
+    /// `drop`; all by default.
     load: Vec<String>,
     out: PathBuf,
     server: PathBuf,
@@ -69,7 +71,7 @@ impl Config {
             redis_restart_every: num("SOAK_REDIS_RESTART_EVERY", 90),
             redis_server: std::env::var_os("SOAK_REDIS_SERVER").map(PathBuf::from),
             load: std::env::var("SOAK_LOAD")
-                .unwrap_or_else(|_| "modern,flow,legacy,drop".into())
+                .unwrap_or_else(|_| "modern,flow,legacy,roam,drop".into())
                 .split(',')
                 .map(|k| k.trim().to_owned())
                 .collect(),
@@ -440,6 +442,81 @@ async fn legacy_worker(h: Arc<Harness>, i: usize, n: usize) {
     conn.reset().await;
 }
 
+const ROAMING: &str = "legacy session roaming (tally, round-robin)";
+
+/// One legacy session at a time whose calls go round the replicas (sessions shared through Redis): each
+/// `tally` must answer exactly the sum added so far, whichever replicas served the calls before. An error
+/// ends the session (whether its call ran is unknown) and a new one starts; a wrong total is never
+/// expected, fault or not.
+async fn roaming_worker(h: Arc<Harness>, n: usize) {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "soak-roamer", "version": "0"}}});
+    let mut k = n;
+    while h.running() {
+        let Some((session, _, _)) = roam(&h, &mut k, None, &init).await else { continue };
+        let mut total = 0i64;
+        for add in 1..=50 {
+            if !h.running() {
+                break;
+            }
+            let call = json!({"jsonrpc": "2.0", "id": add, "method": "tools/call",
+                "params": {"name": "tally", "arguments": {"add": add}}});
+            let Some((_, got, at)) = roam(&h, &mut k, Some(&session), &call).await else { break };
+            let want = total + add;
+            if fastmcp_tests::first_text(&got["result"]).parse::<i64>() != Ok(want) {
+                h.stats.unexpected(format!("{ROAMING} on replica {}: answered {got}, not {want}", at.0));
+                break;
+            }
+            total = want;
+            h.stats.ok(ROAMING);
+        }
+    }
+}
+
+/// Sends one legacy message (in `session`, unless it is the `initialize` that opens one) to the next replica
+/// that is up, `k` counting round them: the session's id, the answer, and where it was served; or `None`
+/// after tallying why there is none.
+async fn roam(
+    h: &Harness,
+    k: &mut usize,
+    session: Option<&str>,
+    body: &Value,
+) -> Option<(String, Value, (usize, u64))> {
+    let (i, endpoint) = loop {
+        *k += 1;
+        let i = *k % h.slots.len();
+        if let Some(endpoint) = h.slots[i].tx.borrow().clone().filter(|e| !e.url.is_empty()) {
+            break (i, endpoint);
+        }
+        if !h.running() {
+            return None;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let addr = endpoint.url.trim_start_matches("http://").trim_end_matches("/mcp").parse().expect("an address");
+    let mut headers = vec![("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+    if let Some(session) = session {
+        headers.extend([("Mcp-Session-Id", session), ("MCP-Protocol-Version", "2025-06-18")]);
+    }
+    let at = (i, endpoint.generation);
+    let sent = timed(fastmcp_tests::try_send_http(addr, "POST", "/mcp", &headers, &body.to_string())).await;
+    let answer = sent.and_then(|reply| {
+        let session = session.map(str::to_owned).or_else(|| reply.header("mcp-session-id").map(str::to_owned));
+        match (reply.status, session) {
+            (200, Some(session)) => match reply.response() {
+                answer if answer.get("error").is_none() => Ok((session, answer, at)),
+                error => Err(error.to_string()),
+            },
+            (status, _) => Err(format!("HTTP {status}: {}", reply.body)),
+        }
+    });
+    if let Err(e) = &answer {
+        h.record(ROAMING, at, Err(e.clone()));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    answer.ok()
+}
+
 /// Clients that leave mid-stream: a modern listener that goes away, and a legacy call whose question is
 /// never answered (its POST stream dropped while the handler waits).
 async fn dropper(h: Arc<Harness>, i: usize) {
@@ -695,6 +772,10 @@ async fn main() {
         if runs("legacy") {
             load.push(tokio::spawn(legacy_worker(h.clone(), i, i)));
         }
+        // Sessions are shared only through Redis: without it a roaming session would not be found.
+        if runs("roam") && h.config.redis_server.is_some() {
+            load.push(tokio::spawn(roaming_worker(h.clone(), i)));
+        }
         if runs("drop") {
             load.push(tokio::spawn(dropper(h.clone(), i)));
         }
@@ -800,7 +881,8 @@ fn summarize(h: &Harness, series: &[Sample], baseline: &[Option<u64>], after: &[
     }
     let expected =
         [("modern", "modern echo"), ("flow", "modern flow (3 rounds, round-robin)"), ("legacy", "legacy echo")];
-    for (load, kind) in expected {
+    let roaming = h.config.redis_server.as_ref().map(|_| ("roam", ROAMING));
+    for (load, kind) in expected.into_iter().chain(roaming) {
         if h.config.load.iter().any(|k| k == load) && !ok.contains_key(kind) {
             problems.push(format!("no {kind} succeeded"));
         }

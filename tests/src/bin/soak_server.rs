@@ -53,5 +53,12 @@ async fn toggle(ctx: Context, on: bool) -> Result<String> {
 
 #[tokio::main]
 async fn main() -> fastmcp::Result<()> {
-    FastMcp::new("soak").tool(echo).tool(deploy).tool(spare).tool(toggle).tool(tally).run().await
+    let mut transport = fastmcp::Transport::from_env()?;
+    // The harness is many clients on one address, and its vanishing legacy clients leave their sessions
+    // to the idle timeout: one address may hold as many sessions and requests as the whole server.
+    if let fastmcp::Transport::Http(options) = &mut transport {
+        options.max_sessions_per_client = usize::MAX;
+        options.max_requests_per_client = usize::MAX;
+    }
+    FastMcp::new("soak").tool(echo).tool(deploy).tool(spare).tool(toggle).tool(tally).transport(transport).run().await
 }

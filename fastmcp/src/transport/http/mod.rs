@@ -7,6 +7,7 @@
 //! (`Last-Event-ID`), or, with sessions off, are each served alone.
 
 mod origin;
+mod quotas;
 mod service;
 mod session;
 mod shared_log;

@@ -6,6 +6,7 @@
 //! wherever an application routes it (`Router::route_service("/mcp", service)` in axum).
 
 use super::origin;
+use super::quotas::Quotas;
 use super::session::Sessions;
 use super::sse::{self, Body, EventLog, Response, Retention, holding};
 use super::streams::{AtCap, Client, PeerAddr, Streams};
@@ -50,6 +51,14 @@ pub struct ServiceOptions {
     /// server, else per client address where the request carries it (fastmcp's own server does); one more
     /// is answered 429 with `Retry-After`.
     pub max_streams_per_client: usize,
+    /// The most requests one client has being served at once (default 64), per client as for
+    /// `max_streams_per_client`: a request counts from when its body has been read until its answer has
+    /// (a stream's, until the client read it all or went away); long-lived streams count under
+    /// `max_streams_per_client` alone. One more is answered 429 with `Retry-After`.
+    pub max_requests_per_client: usize,
+    /// The most legacy sessions one client holds open at once (default 64), per client as for
+    /// `max_streams_per_client`; one more `initialize` is answered 429 with `Retry-After`.
+    pub max_sessions_per_client: usize,
 }
 
 impl Default for ServiceOptions {
@@ -62,6 +71,8 @@ impl Default for ServiceOptions {
             body_read_timeout: http.body_read_timeout,
             max_streams: http.max_streams,
             max_streams_per_client: http.max_streams_per_client,
+            max_requests_per_client: http.max_requests_per_client,
+            max_sessions_per_client: http.max_sessions_per_client,
         }
     }
 }
@@ -89,6 +100,8 @@ struct Endpoint {
     body_read_timeout: Duration,
     /// The long-lived streams open, under their caps.
     streams: Arc<Streams>,
+    /// Each client's requests being served and sessions open, under their quotas.
+    quotas: Quotas,
     /// `None` when legacy requests are served without sessions.
     sessions: Option<Arc<Sessions>>,
     /// Starts the idle-session reaper with the first session.
@@ -111,6 +124,7 @@ impl McpService {
             local_only: options.local_only,
             body_read_timeout: options.body_read_timeout,
             streams: Streams::new(options.max_streams, options.max_streams_per_client),
+            quotas: Quotas::new(options.max_requests_per_client, options.max_sessions_per_client),
             sessions,
             reaper: Once::new(),
         };
@@ -248,7 +262,8 @@ fn streams_full(id: Option<&RequestId>, full: &AtCap) -> Response {
     response
 }
 
-/// Who a stream counts against: the principal when there is one, else the client's address if known.
+/// Who a stream, a request or a session counts against: the principal when there is one, else the client's
+/// address if known.
 fn client_of(caller: Option<&AccessToken>, peer: Option<IpAddr>) -> Option<Client> {
     match caller {
         Some(caller) => Some(Client::Principal(caller.principal().as_str().to_owned())),
@@ -408,7 +423,11 @@ impl Endpoint {
             Ok(Message::Request(mut req)) => {
                 req.caller = caller;
                 req.http = Some(HttpRequest::new(posted.clone()));
-                self.request(*req, &posted.headers, peer).await
+                let held = match self.quotas.request(client_of(req.caller.as_deref(), peer).as_ref(), &req) {
+                    Ok(held) => held,
+                    Err(over) => return over.response(Some(&req.id)),
+                };
+                holding(self.request(*req, &posted.headers, peer).await, held)
             }
             Ok(Message::Notification(note)) => {
                 self.to_session(headers, caller.as_deref(), text, |conn| conn.notification(note)).await
@@ -423,12 +442,18 @@ impl Endpoint {
     async fn request(self: Arc<Self>, req: Classified, headers: &HeaderMap, peer: Option<IpAddr>) -> Response {
         match req.session_use() {
             SessionUse::None => self.modern(req, headers, peer).await,
-            legacy => self.legacy(legacy, req, headers).await,
+            legacy => self.legacy(legacy, req, headers, peer).await,
         }
     }
 
     /// A legacy request: alone (sessions off, or a probe without a session id) or in the session it names.
-    async fn legacy(self: Arc<Self>, session_use: SessionUse, req: Classified, headers: &HeaderMap) -> Response {
+    async fn legacy(
+        self: Arc<Self>,
+        session_use: SessionUse,
+        req: Classified,
+        headers: &HeaderMap,
+        peer: Option<IpAddr>,
+    ) -> Response {
         // Refused here, while the status can still say so: the answer may be a stream.
         if let Err(refused) = req.refusal(&self.engine.server.registry()) {
             return self.answer(refused);
@@ -438,7 +463,7 @@ impl Endpoint {
         };
         let named = headers.contains_key(SESSION);
         match session_use {
-            SessionUse::Opens => self.open_session(sessions, req, headers).await,
+            SessionUse::Opens => self.open_session(sessions, req, headers, peer).await,
             SessionUse::Optional if !named => self.answer(Connection::serve_alone(&self.engine, req, headers).await),
             SessionUse::Required if !named => {
                 let e = ErrorObject::invalid_request(
@@ -502,6 +527,7 @@ impl Endpoint {
         sessions: &Arc<Sessions>,
         req: Classified,
         headers: &HeaderMap,
+        peer: Option<IpAddr>,
     ) -> Response {
         if headers.contains_key(SESSION) {
             let e = ErrorObject::invalid_request("initialize opens a new session: send it without Mcp-Session-Id");
@@ -511,12 +537,17 @@ impl Endpoint {
         if sessions.len() >= options.max_sessions {
             return sessions_full(&req.id, options.max_sessions);
         }
+        // The session holds its place in its opener's quota until it ends.
+        let held = match self.quotas.session(client_of(req.caller.as_deref(), peer).as_ref()) {
+            Ok(held) => held,
+            Err(over) => return over.response(Some(&req.id)),
+        };
         let (conn, log) = self.new_session();
         // The session is its opener's: another principal's token on it finds no session.
         conn.bind_owner(req.caller.as_deref());
         let request_id = req.id.clone();
         let Some(line) = conn.serve(req, None).await else { return empty(StatusCode::ACCEPTED) };
-        let id = match sessions.insert(conn.clone(), log, options.max_sessions).await {
+        let id = match sessions.insert(conn.clone(), log, held, options.max_sessions).await {
             Ok(Some(id)) => id,
             Ok(None) => return sessions_full(&request_id, options.max_sessions),
             Err(e) => return store_unavailable(Some(&request_id), &e),

@@ -12,6 +12,7 @@
 //! The record expires after `session_idle_timeout` unless some copy is used; a copy idle that long ends on
 //! its own replica only (its `on_close` callbacks run there). Without a shared store nothing of this runs.
 
+use super::quotas::Held;
 use super::shared_log::SharedLog;
 use super::sse::EventLog;
 use crate::era::{self, Connection, Message, SessionRecord};
@@ -35,6 +36,9 @@ pub(crate) struct Session {
     rev: u64,
     /// When the store's record was last given a new expiry.
     touched: Instant,
+    /// Its place in its opener's quota, given back as the session ends; a copy of a session opened on
+    /// another replica holds none.
+    _held: Option<Held>,
 }
 
 /// A session's record as stored: the session and its revision, one more with each save.
@@ -158,6 +162,7 @@ impl Sessions {
         self: &Arc<Self>,
         conn: Arc<Connection>,
         log: Arc<EventLog>,
+        held: Held,
         max: usize,
     ) -> Result<Option<String>, StoreError> {
         if self.len() >= max {
@@ -176,7 +181,10 @@ impl Sessions {
             let room = map.len() < max;
             if room {
                 let now = Instant::now();
-                map.insert(id.clone(), Session { conn, log, last_used: now, saved, rev: 0, touched: now });
+                map.insert(
+                    id.clone(),
+                    Session { conn, log, last_used: now, saved, rev: 0, touched: now, _held: Some(held) },
+                );
             }
             room
         };
@@ -238,7 +246,7 @@ impl Sessions {
         let session = map.entry(id.to_owned()).or_insert_with(|| {
             conn.forward_changes();
             let saved = conn.changes();
-            Session { conn, log, last_used: now, saved, rev: stored.rev, touched: now }
+            Session { conn, log, last_used: now, saved, rev: stored.rev, touched: now, _held: None }
         });
         Ok(Some((session.conn.clone(), session.log.clone())))
     }
