@@ -65,7 +65,7 @@ pub use protocol::ListChanged;
 pub use serve::init_tracing;
 pub use server::{FastMcp, HttpOptions, Server, Transport, middleware};
 #[cfg(feature = "http")]
-pub use transport::http::McpService;
+pub use transport::http::{McpService, PeerAddr};
 
 /// The README's examples compile as doctests.
 #[cfg(doctest)]

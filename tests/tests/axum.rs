@@ -109,3 +109,18 @@ async fn sigterm_ends_session_streams_and_the_app_exits() {
     assert!(status.success(), "graceful shutdown completes: {status:?}");
     assert!(standalone.next().await.is_none(), "the standalone stream ended");
 }
+
+#[tokio::test]
+async fn the_per_client_caps_apply_behind_the_app_too() {
+    let s = app().await;
+    // The app hands the endpoint each client's address (`PeerAddr`): one address's sessions are capped at
+    // `max_sessions_per_client` (64 by default), as under `serve_http`.
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+    for i in 0..64 {
+        assert_eq!(s.post(&[], &init).await.status, 200, "session {i}");
+    }
+    let refused = s.post(&[], &init).await;
+    assert_eq!(refused.status, 429, "{refused:?}");
+    assert!(refused.json()["error"]["message"].as_str().unwrap().contains("max_sessions_per_client"), "{refused:?}");
+}

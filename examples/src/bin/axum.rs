@@ -8,6 +8,8 @@
 //!   resumable streams): the quickstart's tools, resources and prompt, and `careful_greet`, which asks;
 //! - `GET /health`: `200 ok`;
 //! - every response, MCP ones included, carries an `x-request-id` header set by the app's own layer;
+//! - each request carries its client's address (`fastmcp::PeerAddr`, from axum's `ConnectInfo`), so the
+//!   endpoint's per-client caps apply to unauthenticated clients as they do under `serve_http`;
 //! - with `FASTMCP_AUTH_ISSUER` set, `/mcp` is a protected resource (as in the `auth` example) and its
 //!   metadata is routed at `/.well-known/oauth-protected-resource[/mcp]`.
 //!
@@ -15,10 +17,12 @@
 //! flight finish.
 
 use axum::Router;
+use axum::extract::ConnectInfo;
 use axum::routing::get;
 use fastmcp::McpService;
 use fastmcp::prelude::*;
 use http::{HeaderValue, Request, Response};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context as TaskContext, Poll};
@@ -45,10 +49,10 @@ async fn main() -> fastmcp::Result<()> {
     for path in mcp.metadata_paths() {
         app = app.route_service(&path, mcp.clone());
     }
-    let app = app.layer(RequestIdLayer::default());
+    let app = app.layer(RequestIdLayer::default()).layer(axum::middleware::map_request(peer_addr));
 
     tracing::info!("serving MCP on http://{}/mcp (and /health), in an axum app", listener.local_addr()?);
-    axum::serve(listener, app)
+    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(async move {
             shutdown_signal().await;
             // Subscriptions and session streams never end on their own: end them, so axum's graceful
@@ -57,6 +61,15 @@ async fn main() -> fastmcp::Result<()> {
         })
         .await?;
     Ok(())
+}
+
+/// Tells the endpoint who the client is: its address, for the per-client caps.
+async fn peer_addr(
+    ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    mut req: axum::extract::Request,
+) -> axum::extract::Request {
+    req.extensions_mut().insert(fastmcp::PeerAddr(addr.ip()));
+    req
 }
 
 /// The user's go-ahead, asked as a form.

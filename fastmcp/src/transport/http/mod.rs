@@ -17,4 +17,4 @@ mod streams;
 pub use service::{McpService, ServiceOptions};
 pub use sse::Body;
 pub(crate) use sse::holding;
-pub(crate) use streams::PeerAddr;
+pub use streams::PeerAddr;

@@ -15,9 +15,15 @@ pub(crate) enum Client {
     Addr(IpAddr),
 }
 
-/// The address a connection comes from, which the accept loop puts in each request's extensions.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct PeerAddr(pub IpAddr);
+/// The address a request's connection comes from, in the request's extensions: who an unauthenticated
+/// client is under the per-client caps (`HttpOptions::max_streams_per_client`, `max_requests_per_client`,
+/// `max_sessions_per_client`). `serve_http` puts it there; an application that mounts [`McpService`]
+/// itself puts it there for the caps to apply per client (in axum, from `ConnectInfo`, as the `axum`
+/// example does). Without it, unauthenticated requests count against no client's share.
+///
+/// [`McpService`]: crate::McpService
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PeerAddr(pub IpAddr);
 
 /// Which cap a stream would exceed.
 #[derive(Debug, PartialEq, Eq)]
