@@ -3,7 +3,7 @@
 //! The macro checks template syntax at compile time; this parses again at registration (templates may also
 //! come from hand-written handlers) and matches at read time.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct UriTemplate {
@@ -85,10 +85,7 @@ impl UriTemplate {
             (false, Some((path, query))) => (path, Some(query)),
             _ => (uri, None),
         };
-        let mut vars = BTreeMap::new();
-        if !match_parts(&self.parts, path, &mut vars, &mut HashSet::new()) {
-            return None;
-        }
+        let mut vars = match_parts(&self.parts, path)?;
         for pair in query.into_iter().flat_map(|q| q.split('&')) {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
             if self.query.iter().any(|q| q == key) {
@@ -106,43 +103,109 @@ fn var_name<'a>(name: &'a str, template: &str) -> Result<&'a str, String> {
     if valid { Ok(name) } else { Err(format!("invalid variable name `{name}` in `{template}`")) }
 }
 
-/// Matches `input` against `parts`, each variable taking the longest value that lets the rest match.
+/// Matches `input` against `parts`, each variable (first to last) taking the longest value that lets the
+/// rest match, and returns the values percent-decoded.
 ///
-/// `failed` holds the (parts left, input left) pairs known not to match, so each is tried once: without it,
-/// adjacent or repeated-literal variables made matching exponential in the variables and a long URI took
-/// minutes (found by the `uri_template` fuzz target). For the same reason a value is decoded only once the
-/// rest matches after it, not for every candidate length. Still quadratic in the URI's length where two
-/// variables are separated by text the URI repeats (`{a}-{b}.json` against 16 KiB of `-`: about 2 s).
-fn match_parts(
-    parts: &[Part],
-    input: &str,
-    vars: &mut BTreeMap<String, String>,
-    failed: &mut HashSet<(usize, usize)>,
-) -> bool {
-    let Some((first, rest)) = parts.split_first() else {
-        return input.is_empty();
+/// Backtracking, even remembering the (part, offset) pairs that failed, was quadratic in the length: a
+/// variable at one offset tried every end. Here `ok[i][p]` (does `parts[i..]` match `input[p..]`?) is filled
+/// from the last part back, one pass over the offsets per part. A value must percent-decode to UTF-8, so its
+/// possible ends from `p` are the ends of the characters it decodes to one after another (`char_end`): a
+/// chain, on which the furthest end the rest matches after is known for every `p` from one pass right to
+/// left. That makes matching O(length × template length), with one decoding per value, in (parts + 1) ×
+/// (length + 1) flags; the caller bounds the length (`Options::max_uri_bytes`).
+fn match_parts(parts: &[Part], input: &str) -> Option<BTreeMap<String, String>> {
+    // Templates are tried in turn until one matches, and most differ from the URI in their first literal:
+    // checked once here, not at every offset below.
+    let (parts, input) = match parts.split_first() {
+        Some((Part::Literal(lit), rest)) => (rest, input.strip_prefix(lit.as_str())?),
+        _ => (parts, input),
     };
-    match first {
-        // A literal is checked in the time it takes to compare it; only variables are worth remembering.
-        Part::Literal(lit) => {
-            input.strip_prefix(lit.as_str()).is_some_and(|tail| match_parts(rest, tail, vars, failed))
-        }
-        Part::Var { name, reserved } => {
-            if failed.contains(&(parts.len(), input.len())) {
-                return false;
+    let n = input.len();
+    let is_stop = |k: usize| matches!(input.as_bytes().get(k), Some(b'/' | b'?' | b'#'));
+    let width = n + 1;
+    let mut ok = vec![false; (parts.len() + 1) * width];
+    ok[parts.len() * width + n] = true;
+    // furthest[k]: the furthest end on the chain from `k` (itself included), within the value's bound,
+    // where the rest matches.
+    let mut furthest = vec![None; width];
+    for (i, part) in parts.iter().enumerate().rev() {
+        let (row, rest) = ok[i * width..].split_at_mut(width);
+        match part {
+            Part::Literal(lit) => {
+                for (p, cell) in row.iter_mut().enumerate() {
+                    let after = p + lit.len();
+                    *cell = after <= n && rest[after] && input.as_bytes()[p..].starts_with(lit.as_bytes());
+                }
             }
-            // A value is non-empty and, unless reserved, stays within one path segment.
-            let limit = if *reserved { input.len() } else { input.find(['/', '?', '#']).unwrap_or(input.len()) };
-            let matched = (1..=limit).rev().filter(|&end| input.is_char_boundary(end)).any(|end| {
-                // A rest that matched sets all of its variables, so a later success overwrites any it left.
-                match_parts(rest, &input[end..], vars, failed)
-                    && percent_decode(&input[..end]).map(|value| vars.insert(name.clone(), value)).is_some()
-            });
-            if !matched {
-                failed.insert((parts.len(), input.len()));
+            Part::Var { reserved, .. } => {
+                // A value is non-empty and, unless reserved, stays within one path segment: it ends by the
+                // next `/`, `?` or `#` (`bound`). No decoded character spans one, so a chain stops at it.
+                let mut bound = n;
+                for k in (0..width).rev() {
+                    if !reserved && is_stop(k) {
+                        bound = k;
+                    }
+                    let from_here = if k < bound { char_end(input, k).and_then(|m| furthest[m]) } else { None };
+                    row[k] = from_here.is_some();
+                    furthest[k] = from_here.or(rest[k].then_some(k));
+                }
             }
-            matched
         }
+    }
+    if !ok[0] {
+        return None;
+    }
+    // Walk the table from the start, each variable taking the furthest end the rest matches after.
+    let mut vars = BTreeMap::new();
+    let mut p = 0;
+    for (i, part) in parts.iter().enumerate() {
+        match part {
+            Part::Literal(lit) => p += lit.len(),
+            Part::Var { name, reserved } => {
+                let bound = if *reserved { n } else { (p..n).find(|&k| is_stop(k)).unwrap_or(n) };
+                let (mut end, mut at) = (p, char_end(input, p));
+                while let Some(m) = at.filter(|&m| m <= bound) {
+                    if ok[(i + 1) * width + m] {
+                        end = m;
+                    }
+                    at = if m < bound { char_end(input, m) } else { None };
+                }
+                // On the chain, so it decodes.
+                vars.insert(name.clone(), percent_decode(&input[p..end])?);
+                p = end;
+            }
+        }
+    }
+    Some(vars)
+}
+
+/// Where the character that `s` encodes from `at` ends: one to four bytes, each plain or `%XX`, that
+/// decode to one UTF-8 character; `None` if they don't, as [`percent_decode`] would refuse them.
+fn char_end(s: &str, mut at: usize) -> Option<usize> {
+    // Most of a URI is plain ASCII.
+    if s.as_bytes().get(at).is_some_and(|&b| b.is_ascii() && b != b'%') {
+        return Some(at + 1);
+    }
+    let mut buf = [0; 4];
+    for len in 1..=4 {
+        let (byte, width) = decoded_byte(s, at)?;
+        buf[len - 1] = byte;
+        at += width;
+        match std::str::from_utf8(&buf[..len]) {
+            Ok(_) => return Some(at),
+            // The start of a longer character goes on; anything else stays invalid.
+            Err(e) if e.error_len().is_none() => {}
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
+/// The byte `s` encodes at `at`, and the bytes encoding it: a plain byte, or `%` and two hex digits.
+fn decoded_byte(s: &str, at: usize) -> Option<(u8, usize)> {
+    match *s.as_bytes().get(at)? {
+        b'%' => Some((u8::from_str_radix(s.get(at + 1..at + 3)?, 16).ok()?, 3)),
+        byte => Some((byte, 1)),
     }
 }
 
@@ -150,18 +213,12 @@ fn percent_decode(s: &str) -> Option<String> {
     if !s.contains('%') {
         return Some(s.to_owned());
     }
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
+    let mut out = Vec::with_capacity(s.len());
     let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
+    while i < s.len() {
+        let (byte, width) = decoded_byte(s, i)?;
+        out.push(byte);
+        i += width;
     }
     String::from_utf8(out).ok()
 }
@@ -201,12 +258,17 @@ mod tests {
 
     /// Found by the `uri_template` fuzz target: each candidate length of each variable re-matched the rest,
     /// so a URI of 2 000 dashes against three dash-separated variables took 100 s (release) and 64 KiB of
-    /// one segment decoded a quadratic number of bytes. Now each (variable, offset) is tried once.
+    /// one segment decoded a quadratic number of bytes. Remembering failed (variable, offset) pairs still
+    /// left a variable trying every end (`{a}-{b}.json` against 16 KiB of `-`: 2 s); now each part takes one
+    /// pass over the offsets.
     #[test]
     fn matching_is_not_exponential_in_the_variables() {
         let dashes = format!("s://{}", "-".repeat(2_000));
         assert_eq!(vars("s://{a}-{b}-{c}.json", &dashes), None);
         assert_eq!(vars("s://{a}{b}{c}.json", &dashes[..500]), None);
+        let long = format!("s://{}", "-".repeat(16 * 1024));
+        assert_eq!(vars("s://{a}-{b}.json", &long), None);
+        assert_eq!(vars("s://{a}{b}{c}{+d}{e}{f}.json", &long), None);
         let segment = format!("users://{}", "a".repeat(64 * 1024));
         assert_eq!(vars("users://{id}/profile", &segment), None);
         // Still the longest value that lets the rest match, and the rest decoded as before.

@@ -129,3 +129,78 @@ proptest! {
         prop_assert_eq!(&spanned["v"], &format!("{value}/{rest}"));
     }
 }
+
+/// The matcher's semantics stated plainly, by trying every split (exponential; small inputs only): each
+/// variable, first to last, takes the longest non-empty value that stays in one segment (unless reserved),
+/// decodes, and lets the rest match.
+fn backtrack(parts: &[Part], input: &str, vars: &mut BTreeMap<String, String>) -> bool {
+    let Some((first, rest)) = parts.split_first() else {
+        return input.is_empty();
+    };
+    match first {
+        Part::Literal(lit) => input.strip_prefix(lit.as_str()).is_some_and(|tail| backtrack(rest, tail, vars)),
+        Part::Var { name, reserved } => {
+            let limit = if *reserved { input.len() } else { input.find(['/', '?', '#']).unwrap_or(input.len()) };
+            (1..=limit).rev().filter(|&end| input.is_char_boundary(end)).any(|end| {
+                match percent_decode(&input[..end]) {
+                    Some(value) if backtrack(rest, &input[end..], vars) => {
+                        vars.insert(name.clone(), value);
+                        true
+                    }
+                    _ => false,
+                }
+            })
+        }
+    }
+}
+
+/// Text made of what matching turns on: separators, escapes (whole, cut short, of parts of a character),
+/// plain multi-byte characters.
+fn text(tokens: std::ops::Range<usize>) -> impl Strategy<Value = String> {
+    let token = prop::sample::select(
+        &[
+            "a", "-", "/", "?", "#", "+", "4", "%", "%41", "%2F", "%4", "%+4", "%C3", "%BC", "%E2", "%82", "%AC", "ü",
+            "€",
+        ][..],
+    );
+    prop::collection::vec(token, tokens).prop_map(|t| t.concat())
+}
+
+/// A template of literals and variables of each kind (adjacent ones too), and a URI: either free text or
+/// the template with text from the same alphabet in place of each variable, so that many split.
+fn template_and_uri() -> impl Strategy<Value = (String, String)> {
+    // `Ok`: literal text; `Err`: a variable `{v}`, `{+v}` or `{v*}`.
+    let piece = prop_oneof![text(1..3).prop_map(Ok), (0..3u8).prop_map(Err)];
+    prop::collection::vec(piece, 0..6)
+        .prop_flat_map(|pieces| {
+            let values = prop::collection::vec(text(1..4), pieces.len());
+            (Just(pieces), values, prop::option::of(text(0..10)))
+        })
+        .prop_map(|(pieces, values, free)| {
+            let (mut template, mut uri) = (String::new(), String::new());
+            for (i, (piece, value)) in pieces.iter().zip(&values).enumerate() {
+                match piece {
+                    Ok(literal) => {
+                        template.push_str(literal);
+                        uri.push_str(literal);
+                    }
+                    Err(op) => {
+                        template
+                            .push_str(&[format!("{{v{i}}}"), format!("{{+v{i}}}"), format!("{{v{i}*}}")][*op as usize]);
+                        uri.push_str(value);
+                    }
+                }
+            }
+            (template, free.unwrap_or(uri))
+        })
+}
+
+proptest! {
+    #[test]
+    fn matching_agrees_with_backtracking((template, uri) in template_and_uri()) {
+        let parsed = UriTemplate::parse(&template).unwrap();
+        let mut expected = BTreeMap::new();
+        let expected = backtrack(&parsed.parts, &uri, &mut expected).then_some(expected);
+        prop_assert_eq!(match_parts(&parsed.parts, &uri), expected, "{} against {}", uri, template);
+    }
+}
