@@ -80,7 +80,7 @@ async fn legacy_error_codes() {
     let nf = c.request("resources/read", json!({"uri": "quickstart://nope"})).await;
     assert_eq!(code(&nf), -32002, "legacy resource-not-found code");
     assert_eq!(nf["error"]["data"]["uri"], "quickstart://nope");
-    // Templates match URIs up to `max_uri_bytes` (8 KiB): matching costs more than linear time in the length.
+    // Templates match URIs up to `max_uri_bytes` (8 KiB); a longer URI reaches none.
     let name = "a".repeat(8 * 1024 - "quickstart://greeting/".len());
     let at_limit = c.request("resources/read", json!({"uri": format!("quickstart://greeting/{name}")})).await;
     assert!(at_limit["result"]["contents"][0]["text"].as_str().is_some_and(|t| t.contains(&name)), "{at_limit:.300}");

@@ -95,8 +95,8 @@ pub struct Options {
     /// [`max_message_bytes`](Self::max_message_bytes). See [`Options::reply_limit`].
     pub max_reply_bytes: Option<usize>,
     /// The longest URI a resource template is matched against, in bytes; a longer one reaches no template
-    /// ("resource not found"). Matching a template with several variables costs more than linear time in
-    /// the URI's length.
+    /// ("resource not found"). Matching costs time in proportion to the URI's length times the template's,
+    /// and a table of that size.
     pub max_uri_bytes: usize,
     /// Tasks: the most one principal (an authenticated caller) keeps at once, so one caller can't take
     /// every slot of [`max_tasks`](Self::max_tasks). Anonymous callers share the server-wide limit only.

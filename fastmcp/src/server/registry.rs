@@ -324,7 +324,7 @@ impl Registry {
             let (handler, access, hint, chain) = (&entry.handler, entry.access, entry.hint, &entry.chain);
             return Some(Resolved { handler, variables: BTreeMap::new(), access, hint, chain });
         }
-        // Matching a template costs more as the URI grows: past the limit, none is tried.
+        // Matching a template costs in proportion to the URI's length: past the limit, none is tried.
         if uri.len() > self.max_uri_bytes {
             return None;
         }
