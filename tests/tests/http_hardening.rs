@@ -770,3 +770,46 @@ async fn h2_authority_is_checked_like_host() {
     assert_eq!(status, 400, ":authority and Host disagree: {body}");
     s.serves().await;
 }
+
+#[tokio::test]
+async fn legacy_calls_a_client_walked_away_from_keep_their_place_until_they_end() {
+    let s = Server::spawn(&[("HARDENED_REQUESTS_PER_CLIENT", "2")]).await;
+    let (reply, session) = initialize_from(LOCAL, s.addr, 1).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let session = session.expect("a session");
+    let mut in_session = LEGACY_POST.to_vec();
+    in_session.extend([("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")]);
+    let hold = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "hold", "arguments": {}}})
+            .to_string()
+    };
+    // Two calls, each left by its client as soon as it runs: a legacy call goes on without its client (it
+    // may resume the stream), so each keeps its place in the client's quota.
+    for id in [2, 3] {
+        let stream = send_from(LOCAL, s.addr, "POST", &in_session, &hold(id)).await;
+        let start = Instant::now();
+        while s.log_lines("hold: waiting for release") < id as usize - 1 {
+            assert!(start.elapsed() < TIMEOUT, "call {id} is not running");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        drop(stream);
+    }
+    let (_, refused) = request_from(LOCAL, s.addr, "POST", &in_session, &hold(4)).await;
+    assert_over_quota(&refused, json!(4), "(limit 2, HttpOptions::max_requests_per_client)");
+
+    // Once they end, their places are free again.
+    let (release, body) = call("release", 5);
+    let (_, released) = request_from(OTHER, s.addr, "POST", &release, &body).await;
+    assert_eq!(released.status, 200, "{released:?}");
+    let (echo, body) = (modern_headers("tools/call"), echo_body("after"));
+    let start = Instant::now();
+    loop {
+        let (_, reply) = request_from(LOCAL, s.addr, "POST", &echo, &body).await;
+        if reply.status == 200 {
+            break;
+        }
+        assert_eq!(reply.status, 429, "{reply:?}");
+        assert!(start.elapsed() < TIMEOUT, "still refused after the abandoned calls ended");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}

@@ -544,7 +544,8 @@ pub struct HttpOptions {
     pub max_streams_per_client: usize,
     /// The most requests one client has being served at once (default 64): per principal on a protected
     /// server, else per client IP address. A request counts from when it has been read until its answer has
-    /// (a streamed answer, until the client has read it all or went away); one more is answered 429 with
+    /// (a streamed answer, until the client has read it all or went away; a legacy session's call, which goes
+    /// on without its client, until it ends too); one more is answered 429 with
     /// `Retry-After`. Long-lived streams count under `max_streams_per_client` instead, and a client's
     /// responses and notifications (its answers to the shim's requests) never count. Behind a reverse proxy
     /// every client has the proxy's address: raise it there.

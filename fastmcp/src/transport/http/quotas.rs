@@ -25,10 +25,12 @@ pub(crate) struct Quotas {
     sessions: Arc<Shares<Client>>,
 }
 
-/// One unit of a client's quota, given back when dropped (nothing, for a client that is not told apart or a
-/// request that does not count).
+/// One unit of a client's quota, given back when the last clone is dropped (nothing, for a client that is
+/// not told apart or a request that does not count). A request's answer holds one clone; work that goes on
+/// without its client (a legacy session's call) holds another.
+#[derive(Clone)]
 pub(crate) struct Held {
-    _share: Option<Share<Client>>,
+    _share: Option<Arc<Share<Client>>>,
 }
 
 /// The quota a client is at.
@@ -68,7 +70,7 @@ impl Quotas {
 
 fn take(shares: &Arc<Shares<Client>>, client: Option<&Client>) -> Option<Held> {
     match client {
-        Some(client) => shares.take(client.clone()).map(|share| Held { _share: Some(share) }),
+        Some(client) => shares.take(client.clone()).map(|share| Held { _share: Some(Arc::new(share)) }),
         None => Some(Held { _share: None }),
     }
 }

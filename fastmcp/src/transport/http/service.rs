@@ -6,7 +6,7 @@
 //! wherever an application routes it (`Router::route_service("/mcp", service)` in axum).
 
 use super::origin;
-use super::quotas::Quotas;
+use super::quotas::{Held, Quotas};
 use super::session::Sessions;
 use super::sse::{self, Body, EventLog, Response, Retention, holding};
 use super::streams::{AtCap, Client, PeerAddr, Streams};
@@ -53,7 +53,8 @@ pub struct ServiceOptions {
     pub max_streams_per_client: usize,
     /// The most requests one client has being served at once (default 64), per client as for
     /// `max_streams_per_client`: a request counts from when its body has been read until its answer has
-    /// (a stream's, until the client read it all or went away); long-lived streams count under
+    /// (a stream's, until the client read it all or went away; a legacy session's call, until it ends too);
+    /// long-lived streams count under
     /// `max_streams_per_client` alone. One more is answered 429 with `Retry-After`.
     pub max_requests_per_client: usize,
     /// The most legacy sessions one client holds open at once (default 64), per client as for
@@ -427,7 +428,7 @@ impl Endpoint {
                     Ok(held) => held,
                     Err(over) => return over.response(Some(&req.id)),
                 };
-                holding(self.request(*req, &posted.headers, peer).await, held)
+                holding(self.request(*req, &posted.headers, peer, &held).await, held)
             }
             Ok(Message::Notification(note)) => {
                 self.to_session(headers, caller.as_deref(), text, |conn| conn.notification(note)).await
@@ -439,10 +440,16 @@ impl Endpoint {
     }
 
     /// A request, where its classification says: stateless (modern), alone, or in its session.
-    async fn request(self: Arc<Self>, req: Classified, headers: &HeaderMap, peer: Option<IpAddr>) -> Response {
+    async fn request(
+        self: Arc<Self>,
+        req: Classified,
+        headers: &HeaderMap,
+        peer: Option<IpAddr>,
+        held: &Held,
+    ) -> Response {
         match req.session_use() {
             SessionUse::None => self.modern(req, headers, peer).await,
-            legacy => self.legacy(legacy, req, headers, peer).await,
+            legacy => self.legacy(legacy, req, headers, peer, held).await,
         }
     }
 
@@ -453,6 +460,7 @@ impl Endpoint {
         req: Classified,
         headers: &HeaderMap,
         peer: Option<IpAddr>,
+        held: &Held,
     ) -> Response {
         // Refused here, while the status can still say so: the answer may be a stream.
         if let Err(refused) = req.refusal(&self.engine.server.registry()) {
@@ -474,7 +482,7 @@ impl Endpoint {
             }
             SessionUse::None | SessionUse::Optional | SessionUse::Required => {
                 match self.session(headers, req.caller.as_deref()).await {
-                    Ok(Some(found)) => self.in_session(sessions, found, req).await,
+                    Ok(Some(found)) => self.in_session(sessions, found, req, held).await,
                     Ok(None) => session_not_found(Some(&req.id)),
                     Err(e) => store_unavailable(Some(&req.id), &e),
                 }
@@ -576,14 +584,16 @@ impl Endpoint {
     /// A legacy request in its session. Handlers that may log, report progress or (through the shim) ask the
     /// client answer on a resumable SSE stream carrying those messages, then the result; a disconnect is not
     /// a cancellation there. What the request changed in the session is saved for other replicas once it
-    /// is done.
-    async fn in_session(&self, sessions: &Arc<Sessions>, found: Found, req: Classified) -> Response {
+    /// is done. The call holds its place in the client's quota of requests until it ends, even if the
+    /// client went away meanwhile: a client can't pile up calls it abandons.
+    async fn in_session(&self, sessions: &Arc<Sessions>, found: Found, req: Classified, held: &Held) -> Response {
         let Found { id, conn, log } = found;
         let request = req.id.clone();
         match req.delivery() {
             Delivery::Stream { .. } => {
-                let sessions = sessions.clone();
+                let (sessions, held) = (sessions.clone(), held.clone());
                 log.open(&request.clone(), self.priming(&conn), move |tx, close| async move {
+                    let _held = held;
                     let line = conn.serve(req, Some(Stream { tx: tx.clone(), close })).await;
                     if let Some(line) = saved(sessions.save(&id).await, &request, line) {
                         let _ = tx.send(line).await;
