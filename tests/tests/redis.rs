@@ -516,3 +516,120 @@ async fn a_stream_whose_replica_died_mid_request_is_answered_with_an_error_on_an
     assert!(lost["error"]["message"].as_str().unwrap().contains("send the request again"), "{lost}");
     assert!(resumed.next().await.is_none());
 }
+
+// Tasks across replicas: a task whose replica died fails instead of keeping its last status, and the
+// per-principal task limit counts every replica's tasks.
+
+const RUNNER_LOST: &str = "the server replica running this task stopped before it finished; create the task again";
+
+#[tokio::test]
+async fn a_task_whose_replica_died_fails_on_another_instead_of_keeping_its_last_status() {
+    let redis = RedisServer::start().await;
+    let (a, b) = (replica("everything", &redis).await, replica("everything", &redis).await);
+    let start = async |id: i64, name: &str, arguments: Value| {
+        let created = task_request(&a, id, "tools/call", json!({"name": name, "arguments": arguments})).await;
+        assert_eq!(created["result"]["resultType"], "task", "{created}");
+        created["result"]["taskId"].clone()
+    };
+    let waiting = start(1, "confirm_delete", json!({"filename": "f"})).await;
+    let working = start(2, "slow_compute", json!({"seconds": 600})).await;
+    let finished = start(3, "slow_compute", json!({"seconds": 0})).await;
+    // While A lives, B shows its tasks as they are.
+    until_status(&b, &waiting, "input_required").await;
+    until_status(&b, &working, "working").await;
+    let completed = until_status(&b, &finished, "completed").await;
+
+    assert!(a.terminate().await.success());
+    let stopped = tokio::time::Instant::now();
+    for id in [&waiting, &working] {
+        let failed = until_status(&b, id, "failed").await;
+        assert_eq!(failed["statusMessage"], RUNNER_LOST, "{failed}");
+        assert_eq!(failed["error"], json!({"code": -32603, "message": RUNNER_LOST}), "{failed}");
+        assert!(failed.get("inputRequests").is_none() && failed.get("result").is_none(), "{failed}");
+    }
+    // A's lease is 5 s: the tasks fail soon after it ends, not when they expire (an hour).
+    assert!(stopped.elapsed() < Duration::from_secs(12), "failed after {:?}", stopped.elapsed());
+    // A task that finished before its replica died keeps its result; a failed one stays failed.
+    assert_eq!(until_status(&b, &finished, "completed").await, completed);
+    let again = task_request(&b, 4, "tasks/get", json!({"taskId": working})).await;
+    assert_eq!(again["result"]["status"], "failed", "{again}");
+    // B's own tasks are B's to run: alive, they stay working.
+    let own = task_request(&b, 5, "tools/call", json!({"name": "slow_compute", "arguments": {"seconds": 600}})).await;
+    until_status(&b, &own["result"]["taskId"], "working").await;
+}
+
+/// A replica of the `task_replica` test bin: two principals (`alice-token`, `bob-token`), at most
+/// `per_principal` tasks each, tasks that expire after `ttl`.
+async fn task_replica(redis: &RedisServer, per_principal: usize, ttl: Duration) -> HttpServer {
+    let bin = std::path::PathBuf::from(env!("CARGO_BIN_EXE_task_replica"));
+    let (url, cap, ttl) = (redis.url(), per_principal.to_string(), ttl.as_millis().to_string());
+    let env = [("FASTMCP_REDIS_URL", url.as_str()), ("FASTMCP_STATE_KEYS", KEYS)];
+    HttpServer::spawn_with_env(bin, &[env[0], env[1], ("TASKS_PER_PRINCIPAL", &cap), ("TASK_TTL_MS", &ttl)]).await
+}
+
+/// `hold` as a task, as `token`'s holder: the whole response.
+async fn hold_as(s: &HttpServer, token: &str, id: i64) -> Value {
+    let bearer = format!("Bearer {token}");
+    let params = json!({"name": "hold", "arguments": {"seconds": 600}});
+    let capabilities = json!({"extensions": { TASKS: {} }});
+    s.modern_with(id, "tools/call", params, capabilities, &[("Authorization", &bearer)]).await.response()
+}
+
+fn assert_made(response: &Value) {
+    assert_eq!(response["result"]["resultType"], "task", "{response}");
+}
+
+fn assert_over_the_limit(response: &Value, limit: usize) {
+    assert_eq!(response["error"]["code"], -32603, "{response}");
+    let message = response["error"]["message"].as_str().unwrap_or_default();
+    let named = message.contains(&format!("at most {limit} tasks")) && message.contains("max_tasks_per_principal");
+    assert!(named, "{response}");
+}
+
+#[tokio::test]
+async fn the_per_principal_task_limit_counts_the_tasks_on_every_replica() {
+    let redis = RedisServer::start().await;
+    let ttl = Duration::from_secs(8);
+    let (a, b) = (Arc::new(task_replica(&redis, 3, ttl).await), Arc::new(task_replica(&redis, 3, ttl).await));
+
+    // Alice's three tasks, on both replicas, fill her share on each.
+    let made = tokio::time::Instant::now();
+    assert_made(&hold_as(&a, "alice-token", 1).await);
+    assert_made(&hold_as(&b, "alice-token", 2).await);
+    assert_made(&hold_as(&a, "alice-token", 3).await);
+    assert_over_the_limit(&hold_as(&b, "alice-token", 4).await, 3);
+    assert_over_the_limit(&hold_as(&a, "alice-token", 5).await, 3);
+
+    // Bob is not held to Alice's count; of his concurrent creations on both replicas, three get in.
+    let tries = (0..8).map(|i| {
+        let server = if i % 2 == 0 { a.clone() } else { b.clone() };
+        tokio::spawn(async move { hold_as(&server, "bob-token", 10 + i).await })
+    });
+    let answers = futures_util_join(tries).await;
+    let bobs = answers.iter().filter(|r| r["result"]["resultType"] == "task").count();
+    assert_eq!(bobs, 3, "{answers:#?}");
+    for refused in answers.iter().filter(|r| r.get("error").is_some()) {
+        assert_over_the_limit(refused, 3);
+    }
+    assert!(made.elapsed() < ttl, "the test outran the tasks' ttl: {:?}", made.elapsed());
+
+    // Once her tasks expire, Alice has room again, on either replica.
+    let room = tokio::time::timeout(WAIT, async {
+        let mut id = 20;
+        loop {
+            let r = hold_as(&b, "alice-token", id).await;
+            if r.get("error").is_none() {
+                return r;
+            }
+            assert_over_the_limit(&r, 3);
+            id += 1;
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    })
+    .await
+    .expect("alice's tasks expired");
+    assert_made(&room);
+    // (Less a margin: the replicas count by their wall clocks.)
+    let expired = ttl - Duration::from_millis(500);
+    assert!(made.elapsed() >= expired, "room before her tasks expired: {:?}", made.elapsed());
+}

@@ -156,7 +156,10 @@ async fn tool_errors_complete_and_protocol_errors_fail() {
     assert_eq!(failed["status"], "failed", "a panic is a protocol error: {failed}");
     assert_eq!(failed["error"]["code"], -32603);
     assert!(failed["error"]["message"].as_str().is_some_and(|m| m.contains("protocol_error_job")), "{failed}");
+    assert_eq!(failed["statusMessage"], failed["error"]["message"], "a failed task says why in its status too");
     assert!(failed.get("result").is_none());
+    // A task that did not fail has no status message.
+    assert!(done.get("statusMessage").is_none(), "{done}");
 
     // The server is still serving.
     let greeting = c.call("tools/call", json!({ "name": "greet", "arguments": { "name": "after" } })).await;

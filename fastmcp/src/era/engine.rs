@@ -17,7 +17,7 @@ pub(crate) struct Engine {
 
 impl Engine {
     pub fn new(server: Server) -> Arc<Self> {
-        let tasks = Arc::new(TaskStore::new(server.store().clone()));
+        let tasks = Arc::new(TaskStore::new(server.store().clone(), server.inner.replica.clone()));
         Arc::new(Self { server, tasks })
     }
 

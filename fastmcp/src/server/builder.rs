@@ -76,7 +76,8 @@ pub struct Options {
     /// HTTP: a comment on idle long-lived streams (subscriptions, the GET stream) this often, so proxies
     /// keep them open.
     pub keep_alive: Duration,
-    /// Tasks: the most kept at once (running or finished, until each expires); a call beyond it fails.
+    /// Tasks: the most this process keeps at once (running or finished, until each expires); a call beyond it
+    /// fails.
     pub max_tasks: usize,
     /// Tasks: how long a task stays retrievable after it was created (`ttlMs`); a task still running then
     /// is stopped.
@@ -98,8 +99,9 @@ pub struct Options {
     /// ("resource not found"). Matching costs time in proportion to the URI's length times the template's,
     /// and a table of that size.
     pub max_uri_bytes: usize,
-    /// Tasks: the most one principal (an authenticated caller) keeps at once, so one caller can't take
-    /// every slot of [`max_tasks`](Self::max_tasks). Anonymous callers share the server-wide limit only.
+    /// Tasks: the most one principal (an authenticated caller) keeps at once, on every replica sharing the
+    /// store, so one caller can't take every slot of [`max_tasks`](Self::max_tasks). Anonymous callers share
+    /// the server-wide limit only.
     pub max_tasks_per_principal: usize,
 }
 
@@ -325,8 +327,8 @@ impl FastMcp {
         self
     }
 
-    /// Tasks: the most kept at once, running or finished until they expire (default 1 000, at least 1). A
-    /// call that would make one more fails with an error that says so.
+    /// Tasks: the most this process keeps at once, running or finished until they expire (default 1 000, at
+    /// least 1). A call that would make one more fails with an error that says so.
     pub fn max_tasks(mut self, tasks: usize) -> Self {
         self.options.max_tasks = tasks.max(1);
         self
@@ -378,9 +380,10 @@ impl FastMcp {
         self
     }
 
-    /// Tasks: the most one authenticated principal keeps at once (default 100, at least 1), so one caller
-    /// can't take every slot of [`max_tasks`](Self::max_tasks). A call beyond it fails with an error that
-    /// names this limit.
+    /// Tasks: the most one authenticated principal keeps at once, running or finished until they expire
+    /// (default 100, at least 1), so one caller can't take every slot of [`max_tasks`](Self::max_tasks). With
+    /// a shared store it counts the principal's tasks on every replica. A call beyond it fails with an error
+    /// that names this limit.
     pub fn max_tasks_per_principal(mut self, tasks: usize) -> Self {
         self.options.max_tasks_per_principal = tasks.max(1);
         self

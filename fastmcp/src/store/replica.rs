@@ -45,6 +45,17 @@ impl Replica {
         });
     }
 
+    /// As [`announce`](Self::announce), and renews the key now: once this returns, another replica asking
+    /// finds this one alive (the heartbeat's first beat may not have landed yet). For what is about to leave
+    /// work in the store that others judge by this replica's key.
+    pub(crate) async fn announced(self: &Arc<Self>) -> Result<(), StoreError> {
+        self.announce();
+        if !self.store.shared() {
+            return Ok(());
+        }
+        self.store.put(&key(&self.id), b"", LEASE).await
+    }
+
     /// Whether the replica named `id` runs (this one does). Without a shared store there is no other.
     pub(crate) async fn alive(&self, id: &str) -> Result<bool, StoreError> {
         if id == self.id || !self.store.shared() {

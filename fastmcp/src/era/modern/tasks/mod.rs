@@ -11,10 +11,12 @@
 //! A task's record lives in the server's [`Store`](crate::store::Store) for its ttl
 //! ([`FastMcp::task_ttl`](crate::FastMcp::task_ttl)): with a shared store (Redis) any replica can poll,
 //! answer and cancel a task, while its runner stays in the process that created it (a task whose process
-//! is gone stays as it was until it expires). A task id is a bearer handle: whoever has it can read and
-//! steer the task — on a protected server, only with a token of the principal that created it.
+//! is gone fails, on the first poll once that replica's lease in the store has run out). A task id is a
+//! bearer handle: whoever has it can read and steer the task — on a protected server, only with a token of
+//! the principal that created it.
 
 mod runner;
+mod slots;
 mod store;
 
 pub(crate) use store::TaskStore;

@@ -1,6 +1,7 @@
 //! The server's tasks: what each one is doing, bounded in number and in time.
 //!
-//! A task's record — status, the requests it waits on, the answers so far, its result or error, its owner —
+//! A task's record — status, the requests it waits on, the answers so far, its result or error, its owner,
+//! the replica that runs it —
 //! lives in the server's [`Store`] under `task:<id>` for the task's ttl, so any replica sharing the store
 //! can serve `tasks/get`, `tasks/update` and `tasks/cancel` for it. Every change is a compare-and-set of the
 //! whole record ([`Store::replace_if`]), so concurrent changes from several replicas never lose one.
@@ -10,15 +11,22 @@
 //! changed a task running elsewhere says so on the store's `tasks` channel. A message lost while the store
 //! was unreachable is made up for when the channel is back: each runner here re-reads its record.
 //!
-//! The limits are the runners' own, per process: at most [`Limits::max_tasks`] tasks kept at once (running or
-//! finished, until each expires), at most [`Limits::per_principal`] of them for one authenticated caller.
+//! The record names its runner's [`Replica`], which renews a short lease in the store while it lives. A
+//! replica that reads a task still running on a replica whose lease is gone fails it (by compare-and-set:
+//! a completion that got there first wins), so a client polling a task whose process died learns so within
+//! seconds instead of when the task expires. A store that can't say whether a replica lives fails nothing.
+//!
+//! The limits: at most [`Limits::max_tasks`] tasks kept at once by this process (running or finished, until
+//! each expires), and at most [`Limits::per_principal`] for one authenticated caller, counted across every
+//! replica sharing the store (see [`slots`]).
 
+use super::slots;
 use crate::auth::Principal;
 use crate::error::Error;
 use crate::protocol::{
     CallToolResult, DetailedTask, ErrorObject, InputRequests, InputResponses, Task, TaskStatus, codes,
 };
-use crate::store::{Event, Store};
+use crate::store::{Event, Replica, Store};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -38,7 +46,7 @@ pub(crate) struct Limits {
 }
 
 /// Compare-and-set attempts before a change gives up (each lost race means another change went through).
-const MAX_ATTEMPTS: usize = 32;
+pub(super) const MAX_ATTEMPTS: usize = 32;
 /// How often the runner retries writing to a store it could not reach, until its task expires.
 const RETRY_EVERY: Duration = Duration::from_millis(250);
 /// The store channel replicas tell each other of changes to tasks on.
@@ -46,6 +54,8 @@ const CHANNEL: &str = "tasks";
 
 pub(crate) struct TaskStore {
     store: Arc<dyn Store>,
+    /// This replica: named in the records of the tasks it runs, and how others are judged alive.
+    replica: Arc<Replica>,
     local: Mutex<HashMap<String, Local>>,
     /// With a shared store: listening to the `tasks` channel (from the first task made here).
     listening: OnceLock<()>,
@@ -57,7 +67,6 @@ struct Local {
     /// Rings when the record may have answers for the runner (or changed under it).
     wake: Arc<Notify>,
     expires: Instant,
-    owner: Option<Principal>,
 }
 
 /// What a runner needs of its task: its id, the token `tasks/cancel` fires, and when it expires.
@@ -77,6 +86,9 @@ pub(crate) enum Settled {
 #[derive(Serialize, Deserialize)]
 struct Record {
     owner: Option<String>,
+    /// The [`Replica`] whose process runs the task (absent in records of builds that did not say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    runner: Option<String>,
     created_at: String,
     updated_at: String,
     ttl_ms: u64,
@@ -120,15 +132,32 @@ impl State {
 
 impl Record {
     fn task(&self, id: &str) -> Task {
+        // A failed task says why in its status message too, for clients that show only that.
+        let status_message = match &self.state {
+            State::Failed { error } => Some(error.message.clone()),
+            _ => None,
+        };
         Task {
             task_id: id.to_owned(),
             status: self.state.status(),
-            status_message: None,
+            status_message,
             created_at: self.created_at.clone(),
             last_updated_at: self.updated_at.clone(),
             ttl_ms: Some(self.ttl_ms),
             poll_interval_ms: Some(self.poll_ms.max(1)),
         }
+    }
+
+    /// `tasks/get`'s answer: the task and what its status implies.
+    fn detailed(&self, id: &str) -> DetailedTask {
+        let mut detailed = DetailedTask { task: self.task(id), input_requests: None, result: None, error: None };
+        match &self.state {
+            State::InputRequired { pending, .. } => detailed.input_requests = Some(pending.clone()),
+            State::Completed { result } => detailed.result = Some(result.clone()),
+            State::Failed { error } => detailed.error = Some(error.clone()),
+            State::Working | State::Resuming { .. } | State::Cancelled => {}
+        }
+        detailed
     }
 
     fn set(&mut self, state: State) {
@@ -153,22 +182,25 @@ struct Changed<T> {
 }
 
 impl TaskStore {
-    pub fn new(store: Arc<dyn Store>) -> Self {
-        Self { store, local: Mutex::default(), listening: OnceLock::new() }
+    pub fn new(store: Arc<dyn Store>, replica: Arc<Replica>) -> Self {
+        Self { store, replica, local: Mutex::default(), listening: OnceLock::new() }
     }
 
     fn local(&self) -> MutexGuard<'_, HashMap<String, Local>> {
         self.local.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// A new working task of `owner`'s, retrievable as soon as this returns. Refused beyond `max_tasks`,
-    /// or beyond `per_principal` for its owner.
+    /// A new working task of `owner`'s, run here and retrievable (on any replica) as soon as this returns.
+    /// Refused beyond `max_tasks` here, or beyond `per_principal` for its owner on all replicas together.
     pub async fn create(self: &Arc<Self>, limits: Limits, owner: Option<Principal>) -> Result<(Handle, Task), Error> {
         let id = task_id()?;
-        self.admit(limits, owner.as_ref())?;
+        self.admit(limits)?;
+        // Other replicas judge the task by this replica's lease: it is in the store before the task is.
+        self.replica.announced().await.map_err(|e| e.to_rpc())?;
         let created_at = now();
         let record = Record {
             owner: owner.as_ref().map(|p| p.as_str().to_owned()),
+            runner: Some(self.replica.id().to_owned()),
             updated_at: created_at.clone(),
             created_at,
             ttl_ms: millis(limits.ttl),
@@ -177,26 +209,32 @@ impl TaskStore {
         };
         let task = record.task(&id);
         let bytes = serde_json::to_vec(&record)?;
-        let fresh = self.store.insert_if_absent(&key(&id), &bytes, limits.ttl).await.map_err(|e| e.to_rpc())?;
-        if !fresh {
-            return Err(Error::internal(format!("task id {id} is taken")));
+        if let Some(owner) = &owner {
+            slots::take(&*self.store, owner, &id, limits.per_principal, limits.ttl).await?;
         }
-        let local = Local {
-            cancel: CancellationToken::new(),
-            wake: Arc::default(),
-            expires: Instant::now() + limits.ttl,
-            owner,
+        let made = match self.store.insert_if_absent(&key(&id), &bytes, limits.ttl).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(Error::internal(format!("task id {id} is taken"))),
+            Err(e) => Err(e.to_rpc()),
         };
+        if let Err(e) = made {
+            if let Some(owner) = &owner {
+                slots::give_back(&*self.store, owner, &id).await;
+            }
+            return Err(e);
+        }
+        let local =
+            Local { cancel: CancellationToken::new(), wake: Arc::default(), expires: Instant::now() + limits.ttl };
         let handle = Handle { id: id.clone(), cancel: local.cancel.clone(), expires: local.expires };
-        // Admitted above; a concurrent create may have taken the last slot meanwhile, which only lets this
-        // process keep one task more than its limit for a task's lifetime.
+        // Admitted above; a concurrent create may have taken the last place meanwhile, which only lets this
+        // process keep one task more than `max_tasks` for a task's lifetime.
         self.local().insert(id, local);
         self.listen();
         Ok((handle, task))
     }
 
-    /// Room for one more task, of `owner`'s: forgets expired ones first.
-    fn admit(&self, limits: Limits, owner: Option<&Principal>) -> Result<(), Error> {
+    /// Room here for one more task: forgets expired ones first. (Its owner's room is [`slots`]'s to say.)
+    fn admit(&self, limits: Limits) -> Result<(), Error> {
         let mut local = self.local();
         let now = Instant::now();
         local.retain(|_, task| {
@@ -213,30 +251,67 @@ impl TaskStore {
                 limits.max_tasks
             )));
         }
-        if let Some(owner) = owner {
-            let held = local.values().filter(|t| t.owner.as_ref() == Some(owner)).count();
-            if held >= limits.per_principal {
-                return Err(Error::internal(format!(
-                    "a caller keeps at most {} tasks at once (FastMcp::max_tasks_per_principal) and has no room \
-                     for another until one of its tasks expires; try again later",
-                    limits.per_principal
-                )));
-            }
-        }
         Ok(())
     }
 
-    /// `tasks/get`: the task and what its status implies.
+    /// `tasks/get`: the task and what its status implies. A task whose runner's replica stopped is failed
+    /// first.
     pub async fn get(&self, id: &str, caller: Option<&Principal>) -> Result<DetailedTask, Error> {
         let (_, record) = self.load(id).await?.filter(|(_, r)| r.owned_by(caller)).ok_or_else(|| unknown(id))?;
-        let mut detailed = DetailedTask { task: record.task(id), input_requests: None, result: None, error: None };
-        match record.state {
-            State::InputRequired { pending, .. } => detailed.input_requests = Some(pending),
-            State::Completed { result } => detailed.result = Some(result),
-            State::Failed { error } => detailed.error = Some(error),
-            State::Working | State::Resuming { .. } | State::Cancelled => {}
+        let Some(runner) = self.lost_runner(id, &record).await else { return Ok(record.detailed(id)) };
+        match self.fail_lost(id, caller, &runner).await {
+            Ok(Some(detailed)) => Ok(detailed),
+            Ok(None) => Err(unknown(id)),
+            Err(e) => {
+                // The task stays as it was read; the next poll tries again.
+                tracing::warn!("task {id}: its runner's replica stopped, but the task could not be failed: {e}");
+                Ok(record.detailed(id))
+            }
         }
-        Ok(detailed)
+    }
+
+    /// The replica named as the runner of a task still running, when it is known to have stopped. One that
+    /// can't be judged (the store failed) is taken to live.
+    async fn lost_runner(&self, id: &str, record: &Record) -> Option<String> {
+        // A store no other process sees has every runner in this process.
+        if record.terminal() || !self.store.shared() {
+            return None;
+        }
+        let runner = record.runner.as_deref()?;
+        match self.replica.alive(runner).await {
+            Ok(alive) => (!alive).then(|| runner.to_owned()),
+            Err(e) => {
+                tracing::debug!("task {id}: whether its runner's replica lives is unknown ({e})");
+                None
+            }
+        }
+    }
+
+    /// Fails a task whose runner's replica stopped, unless it settled meanwhile (a completion that got there
+    /// first wins); the task as it is then. `Ok(None)`: it is gone.
+    async fn fail_lost(
+        &self,
+        id: &str,
+        caller: Option<&Principal>,
+        runner: &str,
+    ) -> Result<Option<DetailedTask>, Error> {
+        let changed = self
+            .change(id, Who::Caller(caller), |record| {
+                let write = !record.terminal() && record.runner.as_deref() == Some(runner);
+                if write {
+                    record.set(State::Failed { error: runner_lost() });
+                }
+                Changed { write, value: (write, record.detailed(id)) }
+            })
+            .await?;
+        let Some((failed, detailed)) = changed else { return Ok(None) };
+        if failed {
+            tracing::info!("task {id} failed: its runner, replica {runner}, stopped");
+            // Should that replica live after all (cut off from the store for longer than its lease), its
+            // runner stops too rather than work on for a task that has settled.
+            self.tell(id, Signal::Cancel).await;
+        }
+        Ok(Some(detailed))
     }
 
     /// `tasks/update`: records the answers to pending requests (others are ignored); once none is pending,
@@ -476,12 +551,13 @@ impl TaskStore {
         });
     }
 
-    /// Every runner here re-reads its record: one cancelled meanwhile stops, one answered resumes.
+    /// Every runner here re-reads its record: one settled meanwhile by another replica (cancelled, or failed
+    /// for want of this replica's lease) stops, one answered resumes.
     async fn resync(&self) {
         let ids: Vec<String> = self.local().keys().cloned().collect();
         for id in ids {
             if let Ok(Some((_, record))) = self.load(&id).await {
-                let signal = if record.state.status() == TaskStatus::Cancelled { Signal::Cancel } else { Signal::Wake };
+                let signal = if record.terminal() { Signal::Cancel } else { Signal::Wake };
                 self.signal(&id, signal);
             }
         }
@@ -524,6 +600,11 @@ fn key(id: &str) -> String {
     format!("task:{id}")
 }
 
+/// Why a task whose runner's replica stopped failed.
+fn runner_lost() -> ErrorObject {
+    ErrorObject::internal("the server replica running this task stopped before it finished; create the task again")
+}
+
 fn unknown(id: &str) -> Error {
     Error::rpc(
         ErrorObject::new(codes::INVALID_PARAMS, format!("Unknown task: {id} (it never existed, or it expired)"))
@@ -550,6 +631,7 @@ fn task_id() -> Result<String, Error> {
 mod tests {
     use super::*;
     use crate::auth::AccessToken;
+    use crate::store::{MemoryStore, StoreFuture, Subscription};
 
     fn limits(max_tasks: usize, per_principal: usize) -> Limits {
         Limits { max_tasks, per_principal, ttl: Duration::from_secs(60), poll_interval: Duration::from_millis(500) }
@@ -559,9 +641,13 @@ mod tests {
         Some(AccessToken::new().issuer("https://as").subject(subject).principal())
     }
 
+    fn tasks(store: Arc<dyn Store>) -> Arc<TaskStore> {
+        Arc::new(TaskStore::new(store.clone(), Replica::new(store)))
+    }
+
     #[tokio::test]
     async fn one_principal_cannot_take_every_task_slot() {
-        let store = Arc::new(TaskStore::new(Arc::new(crate::store::MemoryStore::new())));
+        let store = tasks(Arc::new(MemoryStore::new()));
         let limits = limits(10, 3);
         for _ in 0..3 {
             store.create(limits, principal("alice")).await.unwrap();
@@ -576,5 +662,66 @@ mod tests {
         }
         let e = store.create(limits, principal("carol")).await.err().expect("the server-wide limit holds");
         assert!(e.to_string().contains("FastMcp::max_tasks)"), "{e}");
+    }
+
+    /// A memory store that says it is shared, as two replicas in one process would see one Redis.
+    struct Shared(MemoryStore);
+
+    impl Store for Shared {
+        fn insert_if_absent<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Duration) -> StoreFuture<'a, bool> {
+            self.0.insert_if_absent(key, value, ttl)
+        }
+        fn put<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Duration) -> StoreFuture<'a, ()> {
+            self.0.put(key, value, ttl)
+        }
+        fn replace_if<'a>(&'a self, key: &'a str, expected: &'a [u8], value: &'a [u8]) -> StoreFuture<'a, bool> {
+            self.0.replace_if(key, expected, value)
+        }
+        fn touch<'a>(&'a self, key: &'a str, ttl: Duration) -> StoreFuture<'a, bool> {
+            self.0.touch(key, ttl)
+        }
+        fn get<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
+            self.0.get(key)
+        }
+        fn delete<'a>(&'a self, key: &'a str) -> StoreFuture<'a, ()> {
+            self.0.delete(key)
+        }
+        fn publish<'a>(&'a self, channel: &'a str, message: &'a [u8]) -> StoreFuture<'a, ()> {
+            self.0.publish(channel, message)
+        }
+        fn subscribe(&self, channel: &str) -> Subscription {
+            self.0.subscribe(channel)
+        }
+        fn shared(&self) -> bool {
+            true
+        }
+    }
+
+    #[tokio::test]
+    async fn a_task_whose_runner_stopped_fails_on_the_next_poll_and_the_rest_are_left_alone() {
+        let store: Arc<dyn Store> = Arc::new(Shared(MemoryStore::new()));
+        let (a, b) = (tasks(store.clone()), tasks(store.clone()));
+        let limits = limits(10, 10);
+        let (on_a, _) = a.create(limits, None).await.unwrap();
+        let (done, _) = a.create(limits, None).await.unwrap();
+        a.settle(&done.id, Settled::Completed(CallToolResult::default())).await;
+        assert_eq!(b.get(&on_a.id, None).await.unwrap().task.status, TaskStatus::Working, "A's lease is live");
+
+        // A's lease ends (as when its process dies): B fails the running task, once, and leaves the finished.
+        // (A's heartbeat has beaten by now, and beats again only in a second.)
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        store.delete(&format!("replica:{}", a.replica.id())).await.unwrap();
+        let failed = b.get(&on_a.id, None).await.unwrap();
+        assert_eq!(failed.task.status, TaskStatus::Failed);
+        let message = failed.task.status_message.as_deref().unwrap_or_default();
+        assert!(message.contains("stopped before it finished"), "{message}");
+        assert_eq!(failed.error.as_ref().map(|e| (e.code, e.message.as_str())), Some((codes::INTERNAL_ERROR, message)));
+        assert_eq!(b.get(&on_a.id, None).await.unwrap(), failed, "failed once, then left as it is");
+        assert_eq!(b.get(&done.id, None).await.unwrap().task.status, TaskStatus::Completed);
+        // Its runner, should it live after all, is told to stop; its own settling changes nothing.
+        let told = tokio::time::timeout(Duration::from_secs(5), on_a.cancel.cancelled()).await;
+        assert!(told.is_ok(), "the runner was told to stop");
+        a.settle(&on_a.id, Settled::Completed(CallToolResult::default())).await;
+        assert_eq!(b.get(&on_a.id, None).await.unwrap().task.status, TaskStatus::Failed);
     }
 }
