@@ -421,8 +421,7 @@ async fn a_legacy_sessions_state_outlives_the_replica_that_opened_it() {
     assert_eq!(tally(&c, &session, 5, 1).await, 11, "a replica started since knows it too");
 
     // Redis down: the session cannot be read, so its requests are refused (503) rather than served from a
-    // copy that may be stale. This Redis comes back empty (nothing persisted): the session is gone with
-    // it, and said to be (404), so the client opens a new one.
+    // copy that may be stale.
     redis.kill().await;
     let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-06-18")];
     let call = json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call",
@@ -431,21 +430,27 @@ async fn a_legacy_sessions_state_outlives_the_replica_that_opened_it() {
     assert_eq!(refused.status, 503, "{refused:?}");
     assert_store_unavailable(&refused.json());
     assert_eq!(refused.header("retry-after"), Some("1"));
+    // This Redis comes back empty (nothing persisted): the replicas holding copies put the session back,
+    // and it goes on where it was — the refused call never ran.
     redis.restart().await;
-    let gone = tokio::time::timeout(WAIT, async {
+    let total = tokio::time::timeout(WAIT, async {
         loop {
             let reply = b.post(&headers, &call).await;
-            if reply.status != 503 {
-                return reply;
+            if reply.status == 200 {
+                return first_text(&reply.response()["result"]).to_owned();
             }
+            assert_eq!(reply.status, 503, "{reply:?}");
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     })
     .await
     .expect("B reconnected in time");
-    assert_eq!(gone.status, 404, "{gone:?}");
-    let fresh = b.legacy_session("2025-06-18", json!({})).await;
-    assert_eq!(tally(&c, &fresh, 7, 1).await, 1, "a new session starts from nothing");
+    assert_eq!(total, "111");
+    assert_eq!(tally(&c, &session, 7, 1).await, 112, "on every replica");
+
+    // Ended, it stays ended: a copy that finds no record then does not put it back.
+    assert_eq!(c.send("DELETE", &headers, "").await.status, 200);
+    assert_eq!(b.post(&headers, &call).await.status, 404);
 }
 
 /// Reads `stream` to its end; the id of its last event.

@@ -240,6 +240,11 @@ impl Connection {
         awaited
     }
 
+    /// Whether a request this connection sent the client waits for the response `id`.
+    pub fn awaits(&self, id: &RequestId) -> bool {
+        self.pending.awaits(id)
+    }
+
     /// How many times the session changed (see [`SessionRecord`]).
     pub fn changes(&self) -> u64 {
         self.session.changes()

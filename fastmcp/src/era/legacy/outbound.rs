@@ -24,6 +24,11 @@ impl Pending {
         self.waiting.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// Whether a request of ours waits for the response `id`.
+    pub fn awaits(&self, id: &RequestId) -> bool {
+        self.waiting().contains_key(id)
+    }
+
     /// Routes a response from the client to the request waiting for it; false if none is.
     pub fn resolve(&self, id: &RequestId, reply: Reply) -> bool {
         match self.waiting().remove(id) {

@@ -434,6 +434,15 @@ impl Endpoint {
                 self.to_session(headers, caller.as_deref(), text, |conn| conn.notification(note)).await
             }
             Ok(Message::Response { id, outcome }) => {
+                // A request of ours waiting here takes its answer without the store (while Redis is down too).
+                let session = self.sessions.as_ref().zip(era::Headers::text(headers, SESSION));
+                if let Some(conn) = session.and_then(|(sessions, session)| sessions.local(session))
+                    && conn.owned_by(caller.as_deref())
+                    && conn.awaits(&id)
+                {
+                    conn.response(&id, outcome);
+                    return empty(StatusCode::ACCEPTED);
+                }
                 self.to_session(headers, caller.as_deref(), text, |conn| conn.response(&id, outcome)).await
             }
         }

@@ -10,7 +10,9 @@
 //! copy. Concurrent changes on two replicas: the last saved wins.
 //!
 //! The record expires after `session_idle_timeout` unless some copy is used; a copy idle that long ends on
-//! its own replica only (its `on_close` callbacks run there). Without a shared store nothing of this runs.
+//! its own replica only (its `on_close` callbacks run there). A record lost with Redis's data (a restart
+//! without persistence) is put back by the copies, told apart from an ended session by the tombstone
+//! `DELETE` leaves. Without a shared store nothing of this runs.
 
 use super::quotas::Held;
 use super::shared_log::SharedLog;
@@ -108,6 +110,11 @@ impl Note<'_> {
 
 fn key(id: &str) -> String {
     format!("session:{id}")
+}
+
+/// Left by `DELETE` for the session's ttl: the session ended, its record was not lost.
+fn tombstone(id: &str) -> String {
+    format!("session-ended:{id}")
 }
 
 impl Shared {
@@ -217,10 +224,10 @@ impl Sessions {
         });
         let Some(shared) = &self.shared else { return Ok(local.map(|(conn, log, _)| (conn, log))) };
         let Some(stored) = shared.load(id).await? else {
-            // Ended elsewhere (a note missed), or expired: gone everywhere.
-            let ended = self.map().remove(id);
-            drop(ended);
-            return Ok(None);
+            return match local {
+                Some((conn, log, _)) if self.recover(shared, id, &conn).await? => Ok(Some((conn, log))),
+                _ => Ok(None),
+            };
         };
         if let Some((conn, log, renew)) = local {
             self.take(id, &conn, &stored);
@@ -251,6 +258,23 @@ impl Sessions {
         Ok(Some((session.conn.clone(), session.log.clone())))
     }
 
+    /// The record of session `id` is gone while this replica has a copy (`conn`): ended elsewhere — a
+    /// tombstone says so, and the copy ends — or lost with Redis's data (a restart without persistence),
+    /// when the copy puts it back (the first copy to do so wins) and the session goes on. Whether it goes on.
+    async fn recover(&self, shared: &Shared, id: &str, conn: &Connection) -> Result<bool, StoreError> {
+        if shared.store.get(&tombstone(id)).await?.is_none() {
+            let rev = self.map().get(id).map(|s| s.rev);
+            if let Some(rev) = rev {
+                shared.store.insert_if_absent(&key(id), &stored_json(conn, rev)?, shared.ttl).await?;
+                tracing::info!("shared store: a session's record was lost; restored from this replica's copy");
+                return Ok(true);
+            }
+        }
+        let ended = self.map().remove(id);
+        drop(ended);
+        Ok(false)
+    }
+
     /// Makes the copy of session `id` on `conn` what `stored` says, if that is newer than what it has.
     fn take(&self, id: &str, conn: &Connection, stored: &Stored) {
         let newer = self.map().get(id).is_some_and(|s| s.rev != stored.rev);
@@ -264,6 +288,11 @@ impl Sessions {
         if let Some(session) = self.map().get_mut(id) {
             (session.rev, session.saved) = (stored.rev, conn.changes());
         }
+    }
+
+    /// This replica's copy of session `id`, if it has one, without asking the store.
+    pub fn local(&self, id: &str) -> Option<Arc<Connection>> {
+        self.map().get(id).map(|s| s.conn.clone())
     }
 
     /// Saves the session's record if it changed since it was last saved, and tells the other copies: called
@@ -300,6 +329,8 @@ impl Sessions {
     pub async fn remove(&self, id: &str) -> Result<bool, StoreError> {
         let removed = self.map().remove(id).is_some();
         if let Some(shared) = &self.shared {
+            // Before the record goes: a copy that finds no record must know it ended, not that it was lost.
+            shared.store.put(&tombstone(id), b"", shared.ttl).await?;
             shared.store.delete(&key(id)).await?;
             shared.store.publish(CHANNEL, &Note::Ended.encode(shared.replica.id(), id)).await?;
         }
@@ -364,20 +395,21 @@ impl Sessions {
         }
     }
 
-    /// After the channel broke, notes may have been missed: every copy here takes its record again, and
-    /// those whose record is gone end.
+    /// After the channel broke, notes may have been missed: every copy here takes its record again, and one
+    /// whose record is gone ends or puts it back (see [`recover`](Self::recover)) — after a Redis restart
+    /// that lost its data, the replicas holding copies bring the sessions back at once.
     async fn resync(&self, shared: &Shared) {
         let copies: Vec<(String, Arc<Connection>)> =
             self.map().iter().map(|(id, s)| (id.clone(), s.conn.clone())).collect();
         for (id, conn) in copies {
-            match shared.load(&id).await {
-                Ok(Some(stored)) => self.take(&id, &conn, &stored),
-                Ok(None) => {
-                    let ended = self.map().remove(&id);
-                    drop(ended);
-                }
+            let resynced = match shared.load(&id).await {
+                Ok(Some(stored)) => Ok(self.take(&id, &conn, &stored)),
+                Ok(None) => self.recover(shared, &id, &conn).await.map(drop),
+                Err(e) => Err(e),
+            };
+            if resynced.is_err() {
                 // Still unreachable: the next break resyncs again, and requests read their record anyway.
-                Err(_) => return,
+                return;
             }
         }
     }
