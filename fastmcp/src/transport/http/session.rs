@@ -403,7 +403,10 @@ impl Sessions {
             self.map().iter().map(|(id, s)| (id.clone(), s.conn.clone())).collect();
         for (id, conn) in copies {
             let resynced = match shared.load(&id).await {
-                Ok(Some(stored)) => Ok(self.take(&id, &conn, &stored)),
+                Ok(Some(stored)) => {
+                    self.take(&id, &conn, &stored);
+                    Ok(())
+                }
                 Ok(None) => self.recover(shared, &id, &conn).await.map(drop),
                 Err(e) => Err(e),
             };
