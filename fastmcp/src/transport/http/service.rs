@@ -490,10 +490,9 @@ impl Endpoint {
                 error(StatusCode::BAD_REQUEST, Some(&req.id), &e)
             }
             SessionUse::None | SessionUse::Optional | SessionUse::Required => {
-                match self.session(headers, req.caller.as_deref()).await {
-                    Ok(Some(found)) => self.in_session(sessions, found, req, held).await,
-                    Ok(None) => session_not_found(Some(&req.id)),
-                    Err(e) => store_unavailable(Some(&req.id), &e),
+                match self.found(headers, req.caller.as_deref(), Some(&req.id)).await {
+                    Ok(found) => self.in_session(sessions, found, req, held).await,
+                    Err(refused) => refused,
                 }
             }
         }
@@ -629,10 +628,9 @@ impl Endpoint {
             let e = ErrorObject::invalid_request("Missing Mcp-Session-Id: a GET stream belongs to a session");
             return error(StatusCode::BAD_REQUEST, None, &e);
         }
-        let Found { conn, log, .. } = match self.session(headers, caller).await {
-            Ok(Some(found)) => found,
-            Ok(None) => return session_not_found(None),
-            Err(e) => return store_unavailable(None, &e),
+        let Found { conn, log, .. } = match self.found(headers, caller, None).await {
+            Ok(found) => found,
+            Err(refused) => return refused,
         };
         let slot = match self.streams.acquire(client_of(caller, peer).as_ref()) {
             Ok(slot) => slot,
@@ -670,12 +668,11 @@ impl Endpoint {
         let (Some(sessions), Some(id)) = (&self.sessions, era::Headers::text(headers, SESSION)) else {
             return error(StatusCode::BAD_REQUEST, None, &ErrorObject::invalid_request("Missing Mcp-Session-Id"));
         };
-        match self.session(headers, caller).await {
-            Ok(Some(_)) => match sessions.remove(id).await {
-                Ok(_) => empty(StatusCode::OK),
-                Err(e) => store_unavailable(None, &e),
-            },
-            Ok(None) => session_not_found(None),
+        if let Err(refused) = self.found(headers, caller, None).await {
+            return refused;
+        }
+        match sessions.remove(id).await {
+            Ok(_) => empty(StatusCode::OK),
             Err(e) => store_unavailable(None, &e),
         }
     }
@@ -691,6 +688,21 @@ impl Endpoint {
         Ok(conn.owned_by(caller).then(|| Found { id: id.to_owned(), conn, log }))
     }
 
+    /// [`session`](Self::session), or the answer when there is none: 404, or 503 when the store holding
+    /// sessions can't be reached (a JSON-RPC error for request `id`, when there is one).
+    async fn found(
+        &self,
+        headers: &HeaderMap,
+        caller: Option<&AccessToken>,
+        id: Option<&RequestId>,
+    ) -> Result<Found, Response> {
+        match self.session(headers, caller).await {
+            Ok(Some(found)) => Ok(found),
+            Ok(None) => Err(session_not_found(id)),
+            Err(e) => Err(store_unavailable(id, &e)),
+        }
+    }
+
     /// Hands a notification or response (`message`, as sent) to the session it names: 202, or 404 for a
     /// session that is gone (as for requests). What no request here awaits goes on to the replicas that
     /// share the session. Without a session header it has no one to reach, and is accepted and dropped.
@@ -704,10 +716,9 @@ impl Endpoint {
         let Some(sessions) = self.sessions.as_ref().filter(|_| headers.contains_key(SESSION)) else {
             return empty(StatusCode::ACCEPTED);
         };
-        let Found { id, conn, .. } = match self.session(headers, caller).await {
-            Ok(Some(found)) => found,
-            Ok(None) => return session_not_found(None),
-            Err(e) => return store_unavailable(None, &e),
+        let Found { id, conn, .. } = match self.found(headers, caller, None).await {
+            Ok(found) => found,
+            Err(refused) => return refused,
         };
         if !deliver(&conn)
             && let Err(e) = sessions.forward(&id, message).await
