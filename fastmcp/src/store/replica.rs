@@ -3,6 +3,7 @@
 //! when its replica's key is gone, rather than only when that work's own record expires.
 
 use super::{Store, StoreError};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Once, Weak};
 use std::time::Duration;
 
@@ -16,6 +17,8 @@ pub(crate) struct Replica {
     id: String,
     store: Arc<dyn Store>,
     beating: Once,
+    /// The last renewal of the key succeeded: it is live in the store now.
+    renewed: AtomicBool,
 }
 
 fn key(id: &str) -> String {
@@ -26,7 +29,7 @@ impl Replica {
     /// This process's replica of a server sharing `store`, named at random.
     pub(crate) fn new(store: Arc<dyn Store>) -> Arc<Self> {
         let id = crate::ids::random().unwrap_or_else(|_| format!("pid-{}", std::process::id()));
-        Arc::new(Self { id, store, beating: Once::new() })
+        Arc::new(Self { id, store, beating: Once::new(), renewed: AtomicBool::new(false) })
     }
 
     /// The name other replicas know this one by.
@@ -50,10 +53,16 @@ impl Replica {
     /// work in the store that others judge by this replica's key.
     pub(crate) async fn announced(self: &Arc<Self>) -> Result<(), StoreError> {
         self.announce();
-        if !self.store.shared() {
+        if !self.store.shared() || self.renewed.load(Ordering::Relaxed) {
             return Ok(());
         }
-        self.store.put(&key(&self.id), b"", LEASE).await
+        self.renew().await
+    }
+
+    async fn renew(&self) -> Result<(), StoreError> {
+        let renewed = self.store.put(&key(&self.id), b"", LEASE).await;
+        self.renewed.store(renewed.is_ok(), Ordering::Relaxed);
+        renewed
     }
 
     /// Whether the replica named `id` runs (this one does). Without a shared store there is no other.
@@ -71,7 +80,7 @@ async fn beat(replica: Weak<Replica>) {
     loop {
         ticks.tick().await;
         let Some(replica) = replica.upgrade() else { return };
-        if let Err(e) = replica.store.put(&key(&replica.id), b"", LEASE).await {
+        if let Err(e) = replica.renew().await {
             // The store is down: others cannot see this replica, nor anything else, until it is back.
             tracing::debug!("replica heartbeat: {e}");
         }

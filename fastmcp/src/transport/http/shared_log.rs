@@ -86,10 +86,16 @@ impl SharedLog {
     /// Called in the order the events are sent.
     pub async fn event(&self, stream: u64, request: &RequestId, seq: u64, frame: &Bytes) {
         let copied = async {
-            self.store.put(&self.event_key(stream, seq), frame, self.ttl).await?;
-            if let Some(dropped) = seq.checked_sub(self.keep) {
-                self.store.delete(&self.event_key(stream, dropped)).await?;
-            }
+            let key = self.event_key(stream, seq);
+            let put = self.store.put(&key, frame, self.ttl);
+            let drop_oldest = async {
+                match seq.checked_sub(self.keep) {
+                    Some(dropped) => self.store.delete(&self.event_key(stream, dropped)).await,
+                    None => Ok(()),
+                }
+            };
+            tokio::try_join!(put, drop_oldest)?;
+            // Only once the event is there: a reader that sees the head reads it next.
             self.put_head(stream, request, Some(seq), false).await
         };
         if let Err(e) = copied.await {
