@@ -412,7 +412,7 @@ impl FastMcp {
                 None
             }
         };
-        let server_info_meta = serde_json::to_value(&self.info)?;
+        let server_info_meta = serde_json::value::to_raw_value(&self.info)?;
         // Configured keys are checked now, so a bad key stops start-up; the per-process key waits for a
         // handler that suspends.
         let store = self.store.unwrap_or_else(|| Arc::new(MemoryStore::new()));

@@ -118,10 +118,10 @@ impl Server {
             }
             Call::Complete(params) => Target::Complete(params),
         };
+        let mut prepared = Prepared { server: self, registry, target, principal: None, caller };
         // Only requests that can suspend bind their state to the caller.
-        let binds = matches!(target, Target::Tool { .. } | Target::Prompt { .. } | Target::Read { .. });
-        let principal = caller.filter(|_| binds).map(AccessToken::principal);
-        Ok(Prepared { server: self, registry, target, principal, caller })
+        prepared.principal = caller.filter(|_| prepared.suspends()).map(AccessToken::principal);
+        Ok(prepared)
     }
 }
 
@@ -132,6 +132,11 @@ impl<'a> Prepared<'a> {
             Target::Tool { entry, .. } => Some(entry),
             _ => None,
         }
+    }
+
+    /// Whether this request's handler can suspend at an `.ask()` (lists and completions never do).
+    pub fn suspends(&self) -> bool {
+        matches!(self.target, Target::Tool { .. } | Target::Prompt { .. } | Target::Read { .. })
     }
 
     /// What request state for this request is bound to: the method, its target, a digest of the arguments

@@ -29,8 +29,8 @@ pub(crate) struct ServerInner {
     /// What the registry is built from; held while a change builds the next one, so changes apply in turn.
     pub catalog: Mutex<Catalog>,
     pub options: Options,
-    /// `serverInfo` as JSON, stamped on every modern result.
-    pub server_info_meta: serde_json::Value,
+    /// `serverInfo`, serialized once: it is stamped on every modern result.
+    pub server_info_meta: Box<serde_json::value::RawValue>,
     pub request_state: RequestStateConfig,
     /// Made at build time when keys were configured, else on first use.
     pub state: OnceLock<StateCodec>,

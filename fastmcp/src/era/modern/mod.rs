@@ -10,6 +10,7 @@ mod envelope;
 mod headers;
 pub(crate) mod link;
 mod listen;
+mod render;
 mod state;
 pub(crate) mod tasks;
 
@@ -20,8 +21,8 @@ use crate::error::Error;
 use crate::flow::Resume;
 use crate::handler::TaskSupport;
 use crate::protocol::{
-    CacheHint, CacheScope, DiscoverResult, Era, ErrorObject, InputRequiredResult, JsonObject, META_SERVER_INFO,
-    METHOD_LISTEN, ProtocolVersion, RequestId, TASKS_EXTENSION, codes, error_json, response_json,
+    CacheHint, DiscoverResult, Era, ErrorObject, InputRequiredResult, METHOD_LISTEN, ProtocolVersion, RequestId,
+    TASKS_EXTENSION, codes, error_json,
 };
 use crate::server::Server;
 use crate::server::call::Call;
@@ -29,8 +30,8 @@ use crate::server::dispatch::{Outcome, Reply, TaskPoints};
 use crate::server::registry::Registry;
 use envelope::Envelope;
 use link::ModernLink;
+use render::render;
 use serde::Serialize;
-use serde_json::{Value, json};
 use std::sync::Arc;
 use tasks::{Steer, TaskStart, TaskStore};
 use tokio::sync::mpsc;
@@ -235,14 +236,16 @@ async fn serve_call(
     if as_task && first_round && !tool.is_some_and(|t| t.task_step) {
         return task(None).await;
     }
-    let Some(binding) = prepared.binding() else {
-        // Lists and completions never suspend: one round.
+    if !prepared.suspends() {
+        // Lists and completions: one round.
         return outcome(prepared.run(ctx, None, TaskPoints::PassThrough).await);
-    };
+    }
+    // Digesting the arguments parses them: only a round that opens or seals state does it.
+    let binding = || prepared.binding().ok_or_else(|| Error::internal("a suspending request has no state binding"));
     let one_time = tool.is_some_and(|t| t.once);
     let (resume, ticket) = match request_state {
         None => (None, None),
-        Some(token) => match state::open(server, &binding, token, input_responses.take()) {
+        Some(token) => match binding().and_then(|b| state::open(server, &b, token, input_responses.take())) {
             Ok(state::Opened::Resume(resume, ticket)) => (Some(resume), one_time.then_some(ticket)),
             Ok(state::Opened::AskAgain(again)) => return Wire::InputRequired(again),
             Err(e) => return Wire::Error(e),
@@ -271,7 +274,7 @@ async fn serve_call(
             task(Some(Resume { step: s.step, locals: s.locals, responses: Default::default() })).await
         }
         Outcome::Suspended(s) => {
-            let sealed = state::seal(server, ctx.client_capabilities(), &binding, s, one_time);
+            let sealed = binding().and_then(|b| state::seal(server, ctx.client_capabilities(), &b, s, one_time));
             sealed.map_or_else(Wire::Error, Wire::InputRequired)
         }
         other => outcome(other),
@@ -302,33 +305,6 @@ fn discover(server: &Server) -> Wire {
         instructions: inner.instructions.clone(),
     };
     Wire::reply(result, Some(inner.options.cache.discover))
-}
-
-/// Renders an outcome on the modern wire: `resultType` and `serverInfo` on every result, cache hints where the
-/// spec requires them, and the modern codes for errors.
-fn render(server: &Server, id: &RequestId, wire: Wire) -> String {
-    let (mut reply, result_type) = match wire {
-        Wire::Complete(reply) => (reply, "complete"),
-        Wire::InputRequired(input) => match Reply::new(input, None) {
-            Ok(reply) => (reply, "input_required"),
-            Err(e) => return error_json(Some(id), &e.to_error_object(Era::Modern)),
-        },
-        Wire::Task(reply) => (reply, "task"),
-        Wire::Error(e) => return error_json(Some(id), &e.to_error_object(Era::Modern)),
-    };
-    let inner = &server.inner;
-    reply.fields.insert("resultType".into(), result_type.into());
-    if let Some(hint) = reply.cache.filter(|_| result_type == "complete") {
-        reply.fields.insert("ttlMs".into(), hint.ttl_ms().into());
-        // What a protected server answers depends on who asks: never for shared caches.
-        let scope = if inner.gate.is_some() { CacheScope::Private } else { hint.scope };
-        reply.fields.insert("cacheScope".into(), json!(scope));
-    }
-    let meta = reply.fields.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
-    if let Value::Object(meta) = meta {
-        meta.insert(META_SERVER_INFO.into(), inner.server_info_meta.clone());
-    }
-    response_json(id, &reply)
 }
 
 /// Whether a method's request stays open until the client leaves (a subscription).

@@ -285,12 +285,13 @@ fn session_not_found(id: Option<&RequestId>) -> Response {
 
 /// Whether `Accept` lists `media` or a wildcard that covers it (`*/*`, `type/*`).
 fn accepts(headers: &HeaderMap, media: &str) -> bool {
-    let accept = era::Headers::text(headers, header::ACCEPT.as_str()).unwrap_or("").to_ascii_lowercase();
+    let accept = era::Headers::text(headers, header::ACCEPT.as_str()).unwrap_or("");
     let kind = media.split('/').next().unwrap_or("");
-    accept
-        .split(',')
-        .map(|m| m.split(';').next().unwrap_or("").trim())
-        .any(|m| m == media || m == "*/*" || m.strip_suffix("/*").is_some_and(|t| t == kind))
+    accept.split(',').map(|m| m.split(';').next().unwrap_or("").trim()).any(|m| {
+        m.eq_ignore_ascii_case(media)
+            || m == "*/*"
+            || m.strip_suffix("/*").is_some_and(|t| t.eq_ignore_ascii_case(kind))
+    })
 }
 
 impl Endpoint {
@@ -400,8 +401,13 @@ impl Endpoint {
                 }
             }
         }
-        let read = tokio::time::timeout(self.body_read_timeout, Limited::new(body, max).collect());
-        let body = match read.await {
+        let mut collect = std::pin::pin!(Limited::new(body, max).collect());
+        // A body that came whole with the headers (most POSTs) is read without arming a timer.
+        let read = match futures_util::FutureExt::now_or_never(collect.as_mut()) {
+            Some(read) => Ok(read),
+            None => tokio::time::timeout(self.body_read_timeout, collect).await,
+        };
+        let body = match read {
             Ok(Ok(body)) => body.to_bytes(),
             Ok(Err(e)) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => return too_large(),
             Ok(Err(e)) => return error(StatusCode::BAD_REQUEST, None, &ErrorObject::invalid_request(e)),
@@ -458,7 +464,7 @@ impl Endpoint {
     ) -> Response {
         match req.session_use() {
             SessionUse::None => self.modern(req, headers, peer).await,
-            legacy => self.legacy(legacy, req, headers, peer, held).await,
+            legacy => Box::pin(self.legacy(legacy, req, headers, peer, held)).await,
         }
     }
 
