@@ -343,6 +343,11 @@ impl Connection {
         self.slots.clone().acquire_owned().await.expect("a connection's slots are never closed")
     }
 
+    /// A slot, if one is free now.
+    pub fn try_slot(&self) -> Option<OwnedSemaphorePermit> {
+        self.slots.clone().try_acquire_owned().ok()
+    }
+
     /// How many of its requests hold a slot now.
     pub fn running(&self) -> usize {
         self.engine.server.options().max_in_flight_per_connection - self.slots.available_permits()

@@ -59,9 +59,8 @@ impl Server {
     /// are anonymous and components that need a token are refused.
     pub async fn serve_stdio(&self) -> Result<()> {
         let caller = self.stdio_caller().await?;
-        crate::transport::stdio::serve(self.clone(), tokio::io::stdin(), tokio::io::stdout(), caller)
-            .await
-            .map_err(Error::from)
+        let (stdin, stdout) = crate::transport::process_io::stdio();
+        crate::transport::stdio::serve(self.clone(), stdin, stdout, caller).await.map_err(Error::from)
     }
 
     /// Serves newline-delimited JSON-RPC on any byte stream pair (a socket, an in-memory pipe). Its callers

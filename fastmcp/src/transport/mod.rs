@@ -4,6 +4,7 @@
 #[cfg(feature = "http")]
 pub mod http;
 mod lines;
+pub(crate) mod process_io;
 pub(crate) mod stdio;
 #[cfg(feature = "fuzzing")]
 pub(crate) use lines::{Line, LineReader};

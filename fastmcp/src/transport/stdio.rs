@@ -14,12 +14,20 @@
 //! A handler that waits for the client's answer while every slot is taken still gets it: the reader keeps
 //! reading until the queue is full too. At end of input, running and queued requests get a grace period to
 //! finish.
+//!
+//! The common request needs neither task: when nothing is queued and a slot is free, the reader runs it at
+//! once, and a request that finishes without waiting on anything (most tool calls) is answered with no
+//! task spawned and no hand-over. One that waits is handed to the dispatcher as it stands, to go on in a
+//! task of its own. (A handler that computes for long without awaiting holds up the reader meanwhile, as it
+//! would hold up any task on its worker thread.)
 
 use super::lines::{Line, LineReader, write_lines};
 use crate::auth::AccessToken;
 use crate::era::{self, Batch, Connection, Engine, Entered, Message};
 use crate::protocol::{ErrorObject, error_json};
 use crate::server::{Options, Server};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
@@ -35,6 +43,8 @@ enum Job {
     /// A request that changes connection state: served alone, the reader waiting until it is done.
     Alone(Entered, oneshot::Sender<()>),
     Batch(Vec<Entered>, Arc<era::BatchReply>),
+    /// A request the reader started, in its slot, that has to wait: it goes on in a task of its own.
+    Started(Pin<Box<dyn Future<Output = ()> + Send>>),
 }
 
 /// The reader's end of the dispatcher's queue, which holds at most `room`'s permits' worth of requests.
@@ -54,12 +64,18 @@ impl Queue {
     /// dispatcher is gone.
     async fn push(&self, job: Job) -> bool {
         let requests = match &job {
-            Job::Request(_) | Job::Alone(..) => 1,
+            Job::Request(_) | Job::Alone(..) | Job::Started(_) => 1,
             Job::Batch(requests, _) => requests.len().min(self.max),
         };
         // `max` fits in a u32 (`FastMcp::max_in_flight_per_connection` clamps it); the semaphore is never closed.
         let room = self.room.clone().acquire_many_owned(requests as u32).await.expect("the queue is never closed");
         self.jobs.send((job, room)).is_ok()
+    }
+
+    /// Whether the dispatcher has every queued job started: a request read now may start before it without
+    /// overtaking one read earlier.
+    fn is_empty(&self) -> bool {
+        self.room.available_permits() == self.max
     }
 }
 
@@ -105,9 +121,27 @@ where
     read
 }
 
+/// Runs a request in `slot` up to its first wait; `None` if it has answered, else what is left of it.
+fn run_now(
+    conn: Arc<Connection>,
+    req: Entered,
+    slot: OwnedSemaphorePermit,
+    tx: mpsc::Sender<String>,
+) -> Option<Pin<Box<dyn Future<Output = ()> + Send>>> {
+    let mut run = Box::pin(async move {
+        if let Some(line) = conn.reply(req).await {
+            let _ = tx.send(line).await;
+        }
+        drop(slot);
+    });
+    // Polled again in its task, with that task's waker, if it has to wait.
+    let polled = run.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop()));
+    polled.is_pending().then_some(run)
+}
+
 /// Reads lines until end of input, answering what needs no slot and queueing requests for the dispatcher.
 async fn read<R: AsyncRead + Unpin>(
-    conn: &Connection,
+    conn: &Arc<Connection>,
     reader: R,
     options: &Options,
     jobs: &Queue,
@@ -173,7 +207,16 @@ async fn read<R: AsyncRead + Unpin>(
                     let _ = served.await;
                     continue;
                 }
-                Ok(Message::Request(req)) => Job::Request(conn.enter(*req)),
+                Ok(Message::Request(req)) => {
+                    let req = conn.enter(*req);
+                    match jobs.is_empty().then(|| conn.try_slot()).flatten() {
+                        Some(slot) => match run_now(conn.clone(), req, slot, tx.clone()) {
+                            None => continue,
+                            Some(waiting) => Job::Started(waiting),
+                        },
+                        None => Job::Request(req),
+                    }
+                }
             }
         };
         if !jobs.push(job).await {
@@ -208,6 +251,9 @@ async fn dispatch(
             }
             // No slot: nothing else is read while it runs, and it must not wait behind requests that wait
             // for the client.
+            Job::Started(run) => {
+                running.spawn(run);
+            }
             Job::Alone(req, done) => {
                 if let Some(line) = conn.reply(req).await {
                     let _ = tx.send(line).await;
