@@ -50,16 +50,24 @@ impl Activity {
                 self.ended.notified().await;
                 continue;
             }
-            let deadline = match self.last_ms.load(Ordering::SeqCst) {
+            let last = self.last_ms.load(Ordering::SeqCst);
+            let deadline = match last {
                 NEVER => self.born + first,
                 ms => self.born + Duration::from_millis(ms) + idle,
             };
             if Instant::now() >= deadline {
                 return;
             }
-            tokio::select! {
-                () = tokio::time::sleep_until(deadline) => {}
-                () = self.ended.notified() => {}
+            if last == NEVER {
+                // The first request's end may bring the deadline forward (`idle` shorter than `first`).
+                tokio::select! {
+                    () = tokio::time::sleep_until(deadline) => {}
+                    () = self.ended.notified() => {}
+                }
+            } else {
+                // Later requests only move the deadline on, and it is read again when this wakes: no timer
+                // is set, and no task woken, per request.
+                tokio::time::sleep_until(deadline).await;
             }
         }
     }
