@@ -260,6 +260,23 @@ pub fn response_json<R: Serialize>(id: &RequestId, result: R) -> String {
     })
 }
 
+/// Renders a response line whose result `write` writes as JSON text; `size` is about how long that is.
+pub(crate) fn response_json_with(id: &RequestId, size: usize, write: impl FnOnce(&mut String)) -> String {
+    let mut out = String::with_capacity(size + 48);
+    out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
+    match id {
+        RequestId::Number(n) => {
+            use fmt::Write as _;
+            let _ = write!(out, "{n}");
+        }
+        RequestId::String(s) => out.push_str(&serde_json::to_string(s).expect("a string serializes")),
+    }
+    out.push_str(",\"result\":");
+    write(&mut out);
+    out.push('}');
+    out
+}
+
 /// Renders an error response's JSON text.
 pub fn error_json(id: Option<&RequestId>, error: &ErrorObject) -> String {
     serde_json::to_string(&OutboundError { jsonrpc: "2.0", id, error }).expect("an error object always serializes")

@@ -10,6 +10,7 @@ use super::access::refused;
 use super::call::{Call, List};
 use super::middleware::{Arguments, BoxFuture, Chain, Next, Request, Response};
 use super::registry::{PromptEntry, Registry, ToolEntry, Variables};
+use super::reply::Reply;
 use super::running::Server;
 use crate::auth::{AccessToken, Principal};
 use crate::context::Context;
@@ -21,7 +22,7 @@ use crate::protocol::{
 };
 use crate::state::{ArgumentsDigest, Binding, Method};
 use futures_util::FutureExt as _;
-use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde::Serialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
@@ -307,51 +308,6 @@ fn outcome<T: Serialize>(step: Step<T>, cache: Option<CacheHint>) -> Outcome {
             Err(e) => Outcome::Error(e),
         },
         Step::Suspend(suspension) => Outcome::Suspended(suspension),
-    }
-}
-
-/// A complete result's body, before the era adapter adds its own fields.
-pub(crate) struct Reply {
-    /// A field whose JSON was serialized once at start-up (a `*/list` page).
-    pub raw: Option<(&'static str, Arc<RawValue>)>,
-    pub fields: JsonObject,
-    /// List, read and discover results carry cache hints on the modern wire: these.
-    pub cache: Option<CacheHint>,
-}
-
-impl Reply {
-    pub fn new(result: impl Serialize, cache: Option<CacheHint>) -> Result<Self, Error> {
-        let fields = match serde_json::to_value(result)? {
-            Value::Object(fields) => fields,
-            other => return Err(Error::internal(format!("a result must be a JSON object, not {other}"))),
-        };
-        Ok(Self { raw: None, fields, cache })
-    }
-
-    /// `{}`: what `ping`, `logging/setLevel` and the like answer.
-    pub fn empty() -> Self {
-        Self { raw: None, fields: JsonObject::new(), cache: None }
-    }
-
-    fn page(key: &'static str, page: Arc<RawValue>, next_cursor: Option<String>, hint: CacheHint) -> Self {
-        let mut fields = JsonObject::new();
-        if let Some(next) = next_cursor {
-            fields.insert("nextCursor".into(), Value::String(next));
-        }
-        Self { raw: Some((key, page)), fields, cache: Some(hint) }
-    }
-}
-
-impl Serialize for Reply {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(self.fields.len() + usize::from(self.raw.is_some())))?;
-        if let Some((key, raw)) = &self.raw {
-            map.serialize_entry(key, &**raw)?;
-        }
-        for (k, v) in &self.fields {
-            map.serialize_entry(k, v)?;
-        }
-        map.end()
     }
 }
 

@@ -211,7 +211,7 @@ impl Response {
 
     /// A complete result as the answer; it must serialize to a JSON object.
     pub fn result(result: impl Serialize) -> Self {
-        match super::dispatch::Reply::new(result, None) {
+        match super::reply::Reply::new(result, None) {
             Ok(reply) => Self { outcome: Outcome::Complete(reply) },
             Err(e) => Self::error(e),
         }
@@ -232,35 +232,21 @@ impl Response {
 
     /// Whether the answer is a tool's `isError` result.
     pub fn is_tool_error(&self) -> bool {
-        matches!(&self.outcome, Outcome::Complete(reply) if reply.fields.get("isError") == Some(&Value::Bool(true)))
+        matches!(&self.outcome, Outcome::Complete(reply) if reply.is_tool_error())
     }
 
     /// The complete result's JSON (before the era adds `resultType` and the like).
     pub fn json(&self) -> Option<Value> {
         match &self.outcome {
-            Outcome::Complete(reply) => serde_json::to_value(reply).ok(),
+            Outcome::Complete(reply) => serde_json::from_str(&reply.text()).ok(),
             _ => None,
         }
     }
 
     /// The complete result's size in bytes, as JSON.
     pub fn json_len(&self) -> Option<usize> {
-        /// Counts what is written, keeping none of it.
-        struct Counter(usize);
-        impl std::io::Write for Counter {
-            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-                self.0 += bytes.len();
-                Ok(bytes.len())
-            }
-            fn flush(&mut self) -> std::io::Result<()> {
-                Ok(())
-            }
-        }
         match &self.outcome {
-            Outcome::Complete(reply) => {
-                let mut counter = Counter(0);
-                serde_json::to_writer(&mut counter, reply).ok().map(|()| counter.0)
-            }
+            Outcome::Complete(reply) => Some(reply.text().len()),
             _ => None,
         }
     }
@@ -277,10 +263,7 @@ impl Response {
     /// A copy of a complete result, for a middleware that keeps answers (the fields, and the cache hint).
     pub(crate) fn complete_parts(&self) -> Option<(JsonObject, Option<CacheHint>)> {
         match &self.outcome {
-            Outcome::Complete(reply) => match serde_json::to_value(reply) {
-                Ok(Value::Object(fields)) => Some((fields, reply.cache)),
-                _ => None,
-            },
+            Outcome::Complete(reply) => Some((reply.fields(), reply.cache)),
             _ => None,
         }
     }

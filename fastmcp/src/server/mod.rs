@@ -13,6 +13,7 @@ pub mod middleware;
 mod mount;
 mod pagination;
 pub(crate) mod registry;
+pub(crate) mod reply;
 mod running;
 mod uri_template;
 #[cfg(feature = "fuzzing")]

@@ -18,12 +18,13 @@ use crate::context::{self, Context, Extras, HttpRequest, Scope};
 use crate::error::Error;
 use crate::protocol::{
     Era, ErrorObject, InitializeParams, InitializeResult, ProgressToken, ProtocolVersion, RequestId, TASKS_EXTENSION,
-    error_json, response_json,
+    error_json, response_json_with,
 };
 use crate::server::Server;
 use crate::server::access::refused;
 use crate::server::call::Call;
-use crate::server::dispatch::{Outcome, Reply, TaskPoints};
+use crate::server::dispatch::{Outcome, TaskPoints};
+use crate::server::reply::Reply;
 use session::Peer;
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -203,7 +204,7 @@ fn initialize(server: &Server, session: &Session, params: Box<InitializeParams>)
 /// Renders an outcome on the legacy wire.
 fn finish(id: &RequestId, method: &str, version: ProtocolVersion, outcome: Outcome) -> String {
     match outcome {
-        Outcome::Complete(reply) => response_json(id, &reply),
+        Outcome::Complete(reply) => response_json_with(id, reply.len(), |out| reply.write(out, |_| {})),
         Outcome::Suspended(_) => error_json(
             Some(id),
             &ErrorObject::internal(format!(

@@ -26,8 +26,9 @@ use crate::protocol::{
 };
 use crate::server::Server;
 use crate::server::call::Call;
-use crate::server::dispatch::{Outcome, Reply, TaskPoints};
+use crate::server::dispatch::{Outcome, TaskPoints};
 use crate::server::registry::Registry;
+use crate::server::reply::Reply;
 use envelope::Envelope;
 use link::ModernLink;
 use render::render;

@@ -2,9 +2,11 @@
 //! where the spec requires them, and `serverInfo` (serialized once at start-up) in `_meta`.
 
 use super::Wire;
-use crate::protocol::{CacheScope, Era, JsonObject, META_SERVER_INFO, RequestId, error_json, response_json};
+use crate::protocol::{
+    CacheScope, Era, JsonObject, META_SERVER_INFO, RequestId, error_json, response_json, response_json_with,
+};
 use crate::server::Server;
-use crate::server::dispatch::Reply;
+use crate::server::reply::Reply;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -26,13 +28,41 @@ pub(super) fn render(server: &Server, id: &RequestId, wire: Wire) -> String {
         let scope = if inner.gate.is_some() { CacheScope::Private } else { hint.scope };
         (hint.ttl_ms(), scope)
     });
-    response_json(id, ModernResult { reply: &reply, result_type, cache, server_info: &inner.server_info_meta })
+    let server_info = &*inner.server_info_meta;
+    // A result with a `_meta` of its own, or one of the fields this sets, is read as a map to merge them.
+    if OURS.iter().any(|key| reply.mentions(key)) {
+        let fields = reply.fields();
+        return response_json(id, ModernResult { fields: &fields, result_type, cache, server_info });
+    }
+    response_json_with(id, reply.len() + server_info.get().len() + 96, |out| {
+        reply.write(out, |out| {
+            out.push_str(",\"resultType\":\"");
+            out.push_str(result_type);
+            out.push('"');
+            if let Some((ttl_ms, scope)) = cache {
+                use std::fmt::Write as _;
+                let scope = match scope {
+                    CacheScope::Public => "public",
+                    CacheScope::Private => "private",
+                };
+                let _ = write!(out, ",\"ttlMs\":{ttl_ms},\"cacheScope\":\"{scope}\"");
+            }
+            out.push_str(",\"_meta\":{\"");
+            out.push_str(META_SERVER_INFO);
+            out.push_str("\":");
+            out.push_str(server_info.get());
+            out.push('}');
+        });
+    })
 }
 
-/// The result object: the reply's own fields in their order (a `_meta` of its own keeps its place, with
+/// The fields a modern result gets here, which a reply that has them already must have merged or replaced.
+const OURS: [&str; 4] = ["_meta", "resultType", "ttlMs", "cacheScope"];
+
+/// The result object of a reply read as a map: its own fields in their order (a `_meta` of its own keeps its place, with
 /// `serverInfo` added), then `resultType`, `ttlMs` and `cacheScope`, then `_meta` if the reply had none.
 struct ModernResult<'a> {
-    reply: &'a Reply,
+    fields: &'a JsonObject,
     result_type: &'static str,
     cache: Option<(u64, CacheScope)>,
     server_info: &'a RawValue,
@@ -41,13 +71,12 @@ struct ModernResult<'a> {
 impl Serialize for ModernResult<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(None)?;
-        if let Some((key, raw)) = &self.reply.raw {
-            map.serialize_entry(key, &**raw)?;
-        }
         let mut has_meta = false;
-        for (key, value) in &self.reply.fields {
+        for (key, value) in self.fields {
             match key.as_str() {
-                "resultType" | "ttlMs" | "cacheScope" => {}
+                "resultType" => {}
+                // A result's own `ttlMs` (a task's) stays, unless cache hints replace it.
+                "ttlMs" | "cacheScope" if self.cache.is_some() => {}
                 "_meta" => {
                     has_meta = true;
                     map.serialize_entry(key, &Meta { own: value.as_object(), server_info: self.server_info })?;

@@ -102,7 +102,7 @@ pub(crate) async fn create(
     };
     tracing::debug!("tool `{}` runs as task {}", start.tool, handle.id);
     tokio::spawn(runner::run(server.clone(), store.clone(), handle, start, ctx.clone()));
-    match crate::server::dispatch::Reply::new(task, None) {
+    match crate::server::reply::Reply::new(task, None) {
         Ok(reply) => Wire::Task(reply),
         Err(e) => Wire::Error(e),
     }
