@@ -5,19 +5,20 @@
 //! statelessly; `initialize` opens a legacy session. On HTTP a modern `MCP-Protocol-Version` header claims
 //! the modern era too (a body without the envelope then lacks it, rather than being legacy).
 
+use super::request_meta::RequestMeta;
 use crate::auth::{AccessToken, Refusal};
 use crate::context::HttpRequest;
 use crate::error::Error;
 use crate::protocol::{
-    CallToolParams, CompleteParams, Era, ErrorObject, GetPromptParams, Inbound, InitializeParams, InputResponses,
-    JsonObject, ListenParams, LoggingLevel, META_LOG_LEVEL, META_PROGRESS_TOKEN, METHOD_LISTEN, METHOD_TASKS_CANCEL,
-    METHOD_TASKS_GET, METHOD_TASKS_UPDATE, MODERN_CLAIM_KEYS, MetaParams, Notification, PaginatedParams, ProgressToken,
-    ProtocolVersion, ReadResourceParams, Rejected, RequestId, ResourceUriParams, SetLevelParams, TaskParams,
-    UpdateTaskParams, error_json,
+    CompleteParams, Era, ErrorObject, GetPromptParams, Inbound, InitializeParams, InputResponses, JsonObject,
+    ListenParams, LoggingLevel, METHOD_LISTEN, METHOD_TASKS_CANCEL, METHOD_TASKS_GET, METHOD_TASKS_UPDATE, MetaParams,
+    Notification, ProgressToken, ProtocolVersion, ReadResourceParams, Rejected, RequestId, ResourceUriParams,
+    SetLevelParams, TaskParams, UpdateTaskParams, error_json,
 };
 use crate::server::access::refused;
 use crate::server::call::{Call, List};
 use crate::server::registry::Registry;
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use std::sync::Arc;
@@ -129,8 +130,8 @@ pub(crate) struct Classified {
     pub id: RequestId,
     pub method: String,
     pub route: Route,
-    /// `_meta` as sent: the modern envelope, or a legacy request's `progressToken`.
-    pub meta: JsonObject,
+    /// What `_meta` says: the modern envelope, or a legacy request's `progressToken`.
+    pub meta: RequestMeta,
     /// The params, parsed once for the method (or why they could not be).
     pub body: Body,
     /// Who sent it: the access token the transport verified (HTTP), or the connection's (stdio).
@@ -225,8 +226,8 @@ fn classify(id: RequestId, method: String, params: Option<Box<RawValue>>, header
     let raw = params.as_deref().map_or("{}", RawValue::get);
     let (body, meta) = parse_body(&method, raw);
     // Params that do not parse still say which era they meant, read leniently, so the error is shaped for it.
-    let meta = meta.or_else(|| serde_json::from_str::<MetaParams>(raw).ok().and_then(|p| p.meta)).unwrap_or_default();
-    let claimed = MODERN_CLAIM_KEYS.iter().any(|k| meta.contains_key(*k))
+    let meta = meta.or_else(|| serde_json::from_str::<MetaIn>(raw).ok().and_then(|p| p.meta)).unwrap_or_default();
+    let claimed = meta.claims_modern()
         || headers
             .and_then(|h| h.text(PROTOCOL_VERSION_HEADER))
             .and_then(ProtocolVersion::parse)
@@ -245,8 +246,61 @@ fn is_object(json: &str) -> bool {
     json.trim_start().starts_with('{')
 }
 
+/// `_meta` alone, read from params that do not parse for their method.
+#[derive(Deserialize)]
+struct MetaIn {
+    #[serde(rename = "_meta", default)]
+    meta: Option<RequestMeta>,
+}
+
+/// `tools/call` params as the server reads them: as [`CallToolParams`](crate::protocol::CallToolParams), with
+/// `_meta` left unparsed but for its envelope's keys.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CallToolIn {
+    name: String,
+    #[serde(default)]
+    arguments: Option<Box<RawValue>>,
+    #[serde(default)]
+    input_responses: Option<InputResponses>,
+    #[serde(default)]
+    request_state: Option<String>,
+    /// 2025-11-25 task augmentation: opaque, but an object.
+    #[serde(default, rename = "task")]
+    _task: Option<JsonObject>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<RequestMeta>,
+}
+
+/// `*/list` params as the server reads them: as [`PaginatedParams`](crate::protocol::PaginatedParams), with
+/// `_meta` left unparsed but for its envelope's keys.
+#[derive(Deserialize)]
+struct PageIn {
+    #[serde(default)]
+    cursor: Option<String>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<RequestMeta>,
+}
+
+/// A params type's `_meta`, as the keys the server reads.
+trait IntoMeta {
+    fn into_meta(self) -> RequestMeta;
+}
+
+impl IntoMeta for RequestMeta {
+    fn into_meta(self) -> RequestMeta {
+        self
+    }
+}
+
+impl IntoMeta for JsonObject {
+    fn into_meta(self) -> RequestMeta {
+        RequestMeta::from_object(self)
+    }
+}
+
 /// Parses params for `method`, returning them with their `_meta` taken out.
-fn parse_body(method: &str, raw: &str) -> (Body, Option<JsonObject>) {
+fn parse_body(method: &str, raw: &str) -> (Body, Option<RequestMeta>) {
     fn typed<T: DeserializeOwned>(method: &str, raw: &str) -> Result<T, Error> {
         let invalid =
             |why: &dyn std::fmt::Display| Error::invalid_params(format!("Invalid params for {method}: {why}"));
@@ -259,7 +313,7 @@ fn parse_body(method: &str, raw: &str) -> (Body, Option<JsonObject>) {
         ($ty:ty, |$p:ident| $body:expr) => {
             match typed::<$ty>(method, raw) {
                 Ok(mut $p) => {
-                    let meta = $p.meta.take();
+                    let meta = $p.meta.take().map(IntoMeta::into_meta);
                     ($body, meta)
                 }
                 Err(e) => (Body::Invalid(e), None),
@@ -267,14 +321,14 @@ fn parse_body(method: &str, raw: &str) -> (Body, Option<JsonObject>) {
         };
     }
     if let Some(list) = List::of(method) {
-        return parse!(PaginatedParams, |p| Body::Serve {
+        return parse!(PageIn, |p| Body::Serve {
             call: Call::List { list, cursor: p.cursor },
             retry: Retry::default()
         });
     }
     match method {
         // The tool's own type would read an array field by field: what `Mcp-Param-*` mirrors is by name.
-        "tools/call" => parse!(CallToolParams, |p| match p.arguments.as_deref().filter(|a| !is_object(a.get())) {
+        "tools/call" => parse!(CallToolIn, |p| match p.arguments.as_deref().filter(|a| !is_object(a.get())) {
             Some(_) =>
                 Body::Invalid(Error::invalid_params("Invalid params for tools/call: `arguments` must be an object")),
             None => Body::Serve {
@@ -325,7 +379,7 @@ impl Classified {
     pub fn delivery(&self) -> Delivery {
         match self.route {
             Route::Modern if self.method == METHOD_LISTEN => Delivery::Stream { keep_alive: true },
-            Route::Modern if self.meta.contains_key(META_PROGRESS_TOKEN) || self.meta.contains_key(META_LOG_LEVEL) => {
+            Route::Modern if self.meta.progress_token.is_some() || self.meta.log_level.is_some() => {
                 Delivery::Stream { keep_alive: false }
             }
             Route::Legacy
@@ -388,7 +442,7 @@ impl Classified {
 
     /// A legacy request's `_meta.progressToken` (a modern one's is part of the envelope).
     pub fn progress_token(&self) -> Option<ProgressToken> {
-        self.meta.get(META_PROGRESS_TOKEN).and_then(|v| serde_json::from_value(v.clone()).ok())
+        self.meta.progress_token.as_deref().and_then(|raw| serde_json::from_str(raw.get()).ok())
     }
 }
 

@@ -7,6 +7,7 @@ mod connection;
 mod engine;
 mod legacy;
 mod modern;
+mod request_meta;
 
 pub(crate) use classify::{Answer, Classified, Delivery, Headers, Message, SessionUse, Status, batch, parse};
 pub(crate) use connection::{Batch, BatchReply, Connection, Entered, Stream};

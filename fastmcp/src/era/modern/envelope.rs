@@ -2,13 +2,15 @@
 //! capabilities on every request (and optionally its info, a log level and a progress token).
 
 use crate::context::Scope;
+use crate::era::request_meta::RequestMeta;
 use crate::protocol::{
-    ClientCapabilities, Era, ErrorObject, Implementation, JsonObject, LoggingLevel, META_CLIENT_CAPABILITIES,
-    META_CLIENT_INFO, META_LOG_LEVEL, META_PROGRESS_TOKEN, META_PROTOCOL_VERSION, ProgressToken, ProtocolVersion,
-    RequestId, codes,
+    ClientCapabilities, Era, ErrorObject, Implementation, LoggingLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO,
+    META_LOG_LEVEL, META_PROGRESS_TOKEN, META_PROTOCOL_VERSION, ProgressToken, ProtocolVersion, RequestId, codes,
 };
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
+use std::borrow::Cow;
 
 /// What a valid envelope establishes for one request.
 pub(crate) struct Envelope {
@@ -19,41 +21,53 @@ pub(crate) struct Envelope {
 }
 
 /// Validates the envelope: a supported version (`-32022`), then the required keys (`-32602`).
-pub(crate) fn open(id: &RequestId, mut meta: JsonObject) -> Result<Envelope, ErrorObject> {
+pub(crate) fn open(id: &RequestId, meta: RequestMeta) -> Result<Envelope, ErrorObject> {
     let mut missing = Vec::new();
-    let protocol_version = match meta.remove(META_PROTOCOL_VERSION) {
+    let protocol_version = match meta.protocol_version {
         None => {
             missing.push(META_PROTOCOL_VERSION);
             ProtocolVersion::LATEST
         }
-        Some(Value::String(v)) => match ProtocolVersion::parse(&v).filter(|v| v.era() == Era::Modern) {
-            Some(v) => v,
-            None => return Err(unsupported_version(&v)),
+        Some(raw) => match serde_json::from_str::<Cow<'_, str>>(raw.get()) {
+            Ok(v) => match ProtocolVersion::parse(&v).filter(|v| v.era() == Era::Modern) {
+                Some(v) => v,
+                None => return Err(unsupported_version(&v)),
+            },
+            Err(_) => return Err(unsupported_version(&compact(&raw))),
         },
-        Some(other) => return Err(unsupported_version(&other.to_string())),
     };
-    let client_capabilities = match meta.remove(META_CLIENT_CAPABILITIES) {
+    let client_capabilities = match meta.client_capabilities {
         None => {
             missing.push(META_CLIENT_CAPABILITIES);
             ClientCapabilities::default()
         }
-        Some(v) => value::<ClientCapabilities>(META_CLIENT_CAPABILITIES, v)?,
+        Some(raw) => value::<ClientCapabilities>(META_CLIENT_CAPABILITIES, &raw)?,
     };
     if !missing.is_empty() {
         return Err(ErrorObject::invalid_params(format!("Missing required _meta keys: {}", missing.join(", ")))
             .with_data(json!({ "missing": missing })));
     }
-    let client_info =
-        meta.remove(META_CLIENT_INFO).map(|v| value::<Implementation>(META_CLIENT_INFO, v)).transpose()?;
-    let log_level = meta.remove(META_LOG_LEVEL).map(|v| value::<LoggingLevel>(META_LOG_LEVEL, v)).transpose()?;
+    let client_info = meta.client_info.map(|raw| value::<Implementation>(META_CLIENT_INFO, &raw)).transpose()?;
+    let log_level = meta.log_level.map(|raw| value::<LoggingLevel>(META_LOG_LEVEL, &raw)).transpose()?;
     let progress_token =
-        meta.remove(META_PROGRESS_TOKEN).map(|v| value::<ProgressToken>(META_PROGRESS_TOKEN, v)).transpose()?;
+        meta.progress_token.map(|raw| value::<ProgressToken>(META_PROGRESS_TOKEN, &raw)).transpose()?;
     let scope = Scope { request_id: id.clone(), protocol_version, client_info, client_capabilities };
     Ok(Envelope { scope, log_level, progress_token })
 }
 
-fn value<T: DeserializeOwned>(key: &str, value: Value) -> Result<T, ErrorObject> {
-    serde_json::from_value(value).map_err(|e| ErrorObject::invalid_params(format!("Invalid _meta key {key}: {e}")))
+/// Reads one key's JSON into its type. A failure is reported as reading it from a `Value` words it, without
+/// the position in the text.
+fn value<T: DeserializeOwned>(key: &str, raw: &RawValue) -> Result<T, ErrorObject> {
+    serde_json::from_str(raw.get()).map_err(|_| {
+        let e = serde_json::from_str::<Value>(raw.get()).and_then(serde_json::from_value::<T>).err();
+        let why = e.map_or_else(|| "invalid value".to_owned(), |e| e.to_string());
+        ErrorObject::invalid_params(format!("Invalid _meta key {key}: {why}"))
+    })
+}
+
+/// A non-string version as compact JSON, as the error's `requested` shows it.
+fn compact(raw: &RawValue) -> String {
+    serde_json::from_str::<Value>(raw.get()).map_or_else(|_| raw.get().to_owned(), |v| v.to_string())
 }
 
 fn unsupported_version(requested: &str) -> ErrorObject {

@@ -3,11 +3,12 @@
 //! the body was parsed (once) for dispatch, so what gateways route on is what the server serves.
 
 use crate::era::classify::{Body, Headers, PROTOCOL_VERSION_HEADER};
+use crate::era::request_meta::RequestMeta;
 use crate::protocol::param_headers::{ParamHeader, ParamKind, decode};
-use crate::protocol::{JsonObject, META_PROTOCOL_VERSION};
 use crate::server::registry::ToolEntry;
 use serde_json::Value;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 
 const METHOD: &str = "mcp-method";
 const NAME: &str = "mcp-name";
@@ -24,9 +25,9 @@ fn single<'h>(headers: &'h dyn Headers, name: &str, shown: &str) -> Result<Optio
 }
 
 /// The classification rung: `MCP-Protocol-Version` is sent and equals the `_meta` version.
-pub(crate) fn check_version(headers: &dyn Headers, meta: &JsonObject) -> Result<(), String> {
-    let body = meta.get(META_PROTOCOL_VERSION).and_then(Value::as_str);
-    match (single(headers, PROTOCOL_VERSION_HEADER, "MCP-Protocol-Version")?, body) {
+pub(crate) fn check_version(headers: &dyn Headers, meta: &RequestMeta) -> Result<(), String> {
+    let body = meta.protocol_version.as_deref().and_then(|raw| serde_json::from_str::<Cow<'_, str>>(raw.get()).ok());
+    match (single(headers, PROTOCOL_VERSION_HEADER, "MCP-Protocol-Version")?, body.as_deref()) {
         (None, _) => Err("MCP-Protocol-Version is required on modern requests".into()),
         (Some(h), Some(b)) if h != b => Err(format!("MCP-Protocol-Version is {h} but _meta says {b}")),
         _ => Ok(()),

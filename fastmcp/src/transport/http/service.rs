@@ -180,9 +180,31 @@ where
     }
 }
 
+/// The names the era adapters and this endpoint look up on every request, parsed once: a lookup by `&str`
+/// parses and lowercases the name each time.
+fn known(name: &str) -> Option<&'static header::HeaderName> {
+    static PROTOCOL_VERSION: header::HeaderName = header::HeaderName::from_static("mcp-protocol-version");
+    static METHOD: header::HeaderName = header::HeaderName::from_static("mcp-method");
+    static NAME: header::HeaderName = header::HeaderName::from_static("mcp-name");
+    static SESSION_ID: header::HeaderName = header::HeaderName::from_static(SESSION);
+    match name {
+        "mcp-protocol-version" => Some(&PROTOCOL_VERSION),
+        "mcp-method" => Some(&METHOD),
+        "mcp-name" => Some(&NAME),
+        SESSION => Some(&SESSION_ID),
+        "accept" => Some(&header::ACCEPT),
+        "content-type" => Some(&header::CONTENT_TYPE),
+        _ => None,
+    }
+}
+
 impl era::Headers for HeaderMap {
     fn get(&self, name: &str) -> Option<&[u8]> {
-        HeaderMap::get(self, name).map(HeaderValue::as_bytes)
+        match known(name) {
+            Some(name) => HeaderMap::get(self, name),
+            None => HeaderMap::get(self, name),
+        }
+        .map(HeaderValue::as_bytes)
     }
 
     fn repeated(&self, name: &str) -> bool {
