@@ -17,7 +17,7 @@ use std::borrow::Cow;
 use std::convert::Infallible;
 
 use bytes::Bytes;
-use fastmcp_http_load::{ServerArgs, add_text};
+use fastmcp_bench_load::{ServerArgs, add_text};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper::header::{CONTENT_TYPE, HeaderValue};

@@ -4,7 +4,7 @@
 //! Default: rmcp's default configuration (legacy sessions, SSE responses). `--stateless`:
 //! `legacy_session_mode = false` and `json_response = true`, rmcp's stateless JSON mode.
 
-use fastmcp_http_load::{ServerArgs, add_text, init_logging};
+use fastmcp_bench_load::{ServerArgs, add_text, init_logging};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;

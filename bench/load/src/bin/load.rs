@@ -311,7 +311,7 @@ impl Link {
             Scenario::LegacyList => result.tools.first().is_some_and(|t| t.name == "add"),
             _ => {
                 let text = result.content.first().and_then(|c| c.text.as_deref());
-                text == Some(fastmcp_http_load::add_text(a, b).as_str())
+                text == Some(fastmcp_bench_load::add_text(a, b).as_str())
             }
         };
         if right { Ok(()) } else { Err(Failure::Wrong(format!("wrong answer: {}", String::from_utf8_lossy(&body)))) }

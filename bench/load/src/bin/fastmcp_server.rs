@@ -2,7 +2,7 @@
 
 use fastmcp::prelude::*;
 use fastmcp::{HttpOptions, Transport};
-use fastmcp_http_load::{ServerArgs, add_text, init_logging};
+use fastmcp_bench_load::{ServerArgs, add_text, init_logging};
 
 /// Add two integers.
 #[tool(read_only, idempotent)]
