@@ -323,7 +323,8 @@ mod tests {
 
     #[test]
     fn lists_the_tools() {
-        let (outcome, json) = answer(&format!(r#"{{"jsonrpc":"2.0","id":"x","method":"tools/list","params":{{{META}}}}}"#));
+        let (outcome, json) =
+            answer(&format!(r#"{{"jsonrpc":"2.0","id":"x","method":"tools/list","params":{{{META}}}}}"#));
         assert_eq!(outcome, Outcome::Answered);
         assert_eq!(json["id"], "x");
         assert_eq!(json["result"]["tools"][0]["name"], "add");
@@ -332,7 +333,8 @@ mod tests {
 
     #[test]
     fn refuses_what_it_does_not_serve() {
-        let legacy = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
+        let legacy =
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
         assert_eq!(answer(legacy).1["error"]["code"], INVALID_PARAMS);
         let float = format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1.5,"b":2}},{META}}}}}"#

@@ -23,9 +23,9 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResponse, CallToolResult, ContentBlock, CreateMessageRequest, CreateMessageRequestParams,
-    ElicitRequest, ElicitRequestParams, ElicitationSchema, ErrorData, InputRequest, InputRequests,
-    InputRequiredResult, RequestStateCodec, SamplingMessage, SealOptions,
+    CallToolResponse, CallToolResult, ContentBlock, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest,
+    ElicitRequestParams, ElicitationSchema, ErrorData, InputRequest, InputRequests, InputRequiredResult,
+    RequestStateCodec, SamplingMessage, SealOptions,
 };
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -101,7 +101,10 @@ impl Bench {
         let bound = format!("tools/call deploy {service:?} {replicas}");
         let seal = |step: Step| {
             let options = SealOptions::new().associated_data(bound.as_bytes()).ttl(STATE_TTL);
-            self.shared.codec.seal_json_with(&step, &options).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+            self.shared
+                .codec
+                .seal_json_with(&step, &options)
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))
         };
         let Some(state) = state else {
             let plan = texts::plan(&service, replicas); // the first round's work
@@ -110,7 +113,8 @@ impl Bench {
                 message: texts::confirm_message(&plan),
                 requested_schema: self.shared.confirm.clone(),
             };
-            let ask = InputRequests::from([("confirm".to_owned(), InputRequest::Elicitation(ElicitRequest::new(form)))]);
+            let ask =
+                InputRequests::from([("confirm".to_owned(), InputRequest::Elicitation(ElicitRequest::new(form)))]);
             return Ok(InputRequiredResult::new(Some(ask), Some(seal(Step { step: 1, plan })?)).into());
         };
         let Step { step, plan } = self
@@ -162,8 +166,11 @@ async fn serve_http(addr: std::net::SocketAddr, stateless: bool, shared: Arc<Sha
     if stateless {
         config = config.with_legacy_session_mode(false).with_json_response(true);
     }
-    let service =
-        StreamableHttpService::new(move || Ok(Bench::new(shared.clone())), LocalSessionManager::default().into(), config);
+    let service = StreamableHttpService::new(
+        move || Ok(Bench::new(shared.clone())),
+        LocalSessionManager::default().into(),
+        config,
+    );
     let router = axum::Router::new().nest_service("/mcp", service);
     let listener = tokio::net::TcpListener::bind(addr).await?;
     axum::serve(listener, router)
