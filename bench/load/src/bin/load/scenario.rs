@@ -256,3 +256,85 @@ fn check_list(tools: &[crate::reply::Tool]) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reply::parse;
+
+    fn reply(json: &str) -> Reply {
+        parse(json.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn a_call_needs_its_own_text() {
+        let mut op = Op::new(Scenario::ModernCall, 2, 5);
+        let text = add_text(2_000_005, 33);
+        let ok = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[{{"type":"text","text":"{text}"}}],"resultType":"complete"}}}}"#
+        );
+        assert_eq!(op.check(reply(&ok)), Ok(true));
+        let other = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"1 + 2 = 3"}],"resultType":"complete"}}"#;
+        assert!(Op::new(Scenario::ModernCall, 2, 5).check(reply(other)).is_err());
+        // A modern answer must say it is complete; a legacy one need not.
+        let legacy =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[{{"type":"text","text":"{text}"}}]}}}}"#);
+        assert!(Op::new(Scenario::ModernCall, 2, 5).check(reply(&legacy)).is_err());
+        assert_eq!(Op::new(Scenario::LegacyCall, 2, 5).check(reply(&legacy)), Ok(true));
+        let error = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no"}}"#;
+        assert!(Op::new(Scenario::LegacyCall, 2, 5).check(reply(error)).is_err());
+    }
+
+    #[test]
+    fn the_deploy_flow_takes_three_rounds() {
+        let mut op = Op::new(Scenario::Mrtr, 1, 3); // svc-1-3 x4
+        assert!(!op.request(1).body.contains("requestState"));
+        let round1 = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"s\"1","inputRequests":{"k1":{"method":"elicitation/create","params":{"mode":"form","message":"Deploy svc-1-3 x4?","requestedSchema":{"type":"object","properties":{"confirm":{"type":"boolean"}}}}}}}}"#;
+        assert_eq!(op.check(reply(round1)), Ok(false));
+        let body: Value = serde_json::from_str(&op.request(2).body).unwrap();
+        assert_eq!(body["id"], 2);
+        assert_eq!(body["params"]["requestState"], "s\"1");
+        assert_eq!(body["params"]["inputResponses"]["k1"]["content"]["confirm"], true);
+        assert_eq!(body["params"]["arguments"]["service"], "svc-1-3");
+        assert_eq!(
+            body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["sampling"],
+            serde_json::json!({})
+        );
+        let round2 = r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required","requestState":"s2","inputRequests":{"k2":{"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"Write release notes for svc-1-3 x4"}}],"maxTokens":200}}}}}"#;
+        assert_eq!(op.check(reply(round2)), Ok(false));
+        let body: Value = serde_json::from_str(&op.request(3).body).unwrap();
+        assert_eq!(body["params"]["requestState"], "s2");
+        assert_eq!(body["params"]["inputResponses"]["k2"]["content"]["text"], deploy::NOTES);
+        assert!(body["params"]["inputResponses"].get("k1").is_none(), "answers are per round");
+        let done = format!(
+            r#"{{"jsonrpc":"2.0","id":3,"result":{{"resultType":"complete","content":[{{"type":"text","text":"Deployed svc-1-3 x4: {}"}}]}}}}"#,
+            deploy::NOTES
+        );
+        assert_eq!(op.check(reply(&done)), Ok(true));
+    }
+
+    #[test]
+    fn a_flow_that_lost_its_plan_is_an_error() {
+        let mut op = Op::new(Scenario::Mrtr, 1, 3);
+        let wrong = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"s","inputRequests":{"k":{"method":"elicitation/create","params":{"message":"Deploy svc-9-9 x1?","requestedSchema":{"properties":{"confirm":{"type":"boolean"}}}}}}}}"#;
+        assert!(op.check(reply(wrong)).is_err());
+        let complete_too_early = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[]}}"#;
+        assert!(Op::new(Scenario::Mrtr, 1, 3).check(reply(complete_too_early)).is_err());
+    }
+
+    #[test]
+    fn lists_need_add_and_deploy() {
+        let list = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[{"name":"deploy"},{"name":"add","inputSchema":{"properties":{"a":{"type":"integer"},"b":{"type":"integer"}}}}]}}"#;
+        assert_eq!(Op::new(Scenario::ModernList, 0, 1).check(reply(list)), Ok(true));
+        let short = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[{"name":"add"}]}}"#;
+        assert!(Op::new(Scenario::ModernList, 0, 1).check(reply(short)).is_err());
+    }
+
+    #[test]
+    fn sse_answers_are_found_by_id() {
+        let body = "id: 1\nretry: 1000\ndata:\n\nid: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}\n\n";
+        assert_eq!(crate::reply::from_http(Some("text/event-stream"), body.as_bytes(), 9).unwrap().id(), Some(9));
+        assert!(crate::reply::from_http(Some("text/event-stream"), body.as_bytes(), 8).is_err());
+        assert!(crate::reply::from_http(Some("application/json"), br#"{"jsonrpc":"2.0","id":8}"#, 9).is_err());
+    }
+}
