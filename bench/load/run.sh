@@ -105,6 +105,7 @@ if [[ $PROFILE == release ]]; then
 else
     cargo build --quiet --bins
 fi
+T_BUILT=$SECONDS
 mkdir -p "$(dirname "$RAW")"
 : >"$RAW"
 
@@ -251,7 +252,7 @@ if ((SHIPPED_ROUNDS > 0)); then
     "$B/load" summarize "$RAW" tcp=default transport=http --main
 fi
 echo
-echo "raw lines: bench/load/$RAW; $((SECONDS - T0)) s in all ($PROFILE build)"
+echo "raw lines: bench/load/$RAW; $((SECONDS - T0)) s in all: $((T_BUILT - T0)) s to build ($PROFILE), $((SECONDS - T_BUILT)) s of runs"
 if ((CHECK)); then
     "$B/load" check "$RAW"
 fi

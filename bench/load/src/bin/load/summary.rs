@@ -414,10 +414,15 @@ fn targets_table(data: &Data) {
     println!();
     println!("| target | goal | server | measured | verdict | rmcp |");
     println!("|---|---:|---|---:|---|---:|");
+    let mut absent = 0;
     for (what, measure, goal) in TARGETS {
         let bytes = matches!(measure, Measure::SessionBytes);
         let show = |v: Option<f64>| if bytes { fmt(v, 0) } else { times(v) };
         let unit = if bytes { " B" } else { "×" };
+        if subjects.iter().all(|s| measure.of(data, s).is_none()) {
+            absent += 1; // its cells were not in this run
+            continue;
+        }
         let rmcp = show(measure.of(data, "rmcp"));
         for server in &subjects {
             let value = measure.of(data, server);
@@ -428,6 +433,10 @@ fn targets_table(data: &Data) {
             };
             println!("| {what} | {} | {server} | {} | {verdict} | {rmcp} |", goal.text(unit), show(value));
         }
+    }
+    if absent > 0 {
+        println!();
+        println!("{absent} of the {} targets need cells this run did not have.", TARGETS.len());
     }
 }
 
