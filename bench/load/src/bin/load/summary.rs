@@ -1,0 +1,482 @@
+//! `load summarize` and `load check`: the tables (and the verdict) from the raw result lines `run.sh`
+//! collects, one `key=value` line per run, per peak-RSS reading and per idle-session measurement.
+//!
+//! Lines are grouped into cells by `transport`, `scenario` and `level` (connections over HTTP, requests in
+//! flight over stdio), and within a cell by server (`impl`), in the order they first appear. Each server's
+//! figure in a cell is the median over its rounds (errors are summed); peak RSS is the cell's `kind=rss`
+//! line (HTTP: one server process per cell) or the largest `vmhwm_kb` of its runs (stdio: one per run).
+
+use std::collections::BTreeMap;
+
+type Fields<'a> = BTreeMap<&'a str, &'a str>;
+
+/// Key/value fields of one line.
+fn fields(line: &str) -> Fields<'_> {
+    line.split_whitespace().filter_map(|f| f.split_once('=')).collect()
+}
+
+fn num(f: &Fields<'_>, key: &str) -> Option<f64> {
+    f.get(key)?.parse().ok()
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
+}
+
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Cell {
+    transport: String,
+    scenario: String,
+    level: u64,
+}
+
+/// One server's figures in one cell.
+#[derive(Default, Clone)]
+struct Stats {
+    rounds: usize,
+    rps: Option<f64>,
+    rps_lo: f64,
+    rps_hi: f64,
+    p50: Option<f64>,
+    p99: Option<f64>,
+    cpu: Option<f64>,
+    rss_kb: Option<f64>,
+    errors: f64,
+    flows_s: Option<f64>,
+    flow_p50: Option<f64>,
+    flow_p99: Option<f64>,
+    cpu_flow: Option<f64>,
+}
+
+/// An idle-session measurement.
+struct Sessions {
+    server: String,
+    count: f64,
+    opened: f64,
+    errors: f64,
+    before_kb: Option<f64>,
+    after_kb: Option<f64>,
+    bytes: Option<f64>,
+}
+
+/// Everything in a raw file that passed the filters.
+struct Data {
+    cells: Vec<Cell>,
+    servers: BTreeMap<Cell, Vec<String>>,
+    stats: BTreeMap<(Cell, String), Stats>,
+    sessions: Vec<Sessions>,
+    /// Every server named, in order of appearance.
+    order: Vec<String>,
+}
+
+impl Data {
+    fn get(&self, transport: &str, scenario: &str, level: u64, server: &str) -> Option<&Stats> {
+        let cell = Cell { transport: transport.into(), scenario: scenario.into(), level };
+        self.stats.get(&(cell, server.to_owned()))
+    }
+}
+
+/// Keeps a line when every filter key it has matches (a key it lacks does not exclude it: `tcp=quickack`
+/// keeps the stdio runs and the session lines, which have no TCP setting).
+fn load(path: &str, filters: &[String]) -> Data {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        eprintln!("load: read {path}: {e}");
+        std::process::exit(2)
+    });
+    let filters: Vec<(&str, &str)> = filters.iter().filter_map(|f| f.split_once('=')).collect();
+    let mut data = Data {
+        cells: Vec::new(),
+        servers: BTreeMap::new(),
+        stats: BTreeMap::new(),
+        sessions: Vec::new(),
+        order: Vec::new(),
+    };
+    let mut runs: BTreeMap<(Cell, String), Vec<Fields<'_>>> = BTreeMap::new();
+    let mut rss: BTreeMap<(Cell, String), f64> = BTreeMap::new();
+    for line in text.lines() {
+        let f = fields(line);
+        if !filters.iter().all(|(k, v)| f.get(k).is_none_or(|have| have == v)) {
+            continue;
+        }
+        let Some(server) = f.get("impl").map(|s| s.to_string()) else { continue };
+        if !data.order.contains(&server) {
+            data.order.push(server.clone());
+        }
+        if f.get("kind") == Some(&"sessions") {
+            data.sessions.push(Sessions {
+                server,
+                count: num(&f, "count").unwrap_or(0.0),
+                opened: num(&f, "opened").unwrap_or(0.0),
+                errors: num(&f, "errors").unwrap_or(0.0),
+                before_kb: num(&f, "rss_before_kb"),
+                after_kb: num(&f, "rss_after_kb"),
+                bytes: num(&f, "bytes_per_session"),
+            });
+            continue;
+        }
+        let (Some(transport), Some(scenario), Some(level)) =
+            (f.get("transport"), f.get("scenario"), f.get("level").and_then(|l| l.parse().ok()))
+        else {
+            continue;
+        };
+        let cell = Cell { transport: transport.to_string(), scenario: scenario.to_string(), level };
+        if !data.cells.contains(&cell) {
+            data.cells.push(cell.clone());
+        }
+        let listed = data.servers.entry(cell.clone()).or_default();
+        if !listed.contains(&server) {
+            listed.push(server.clone());
+        }
+        if f.get("kind") == Some(&"rss") {
+            if let Some(kb) = num(&f, "vmhwm_kb") {
+                rss.insert((cell, server), kb);
+            }
+        } else {
+            runs.entry((cell, server)).or_default().push(f);
+        }
+    }
+    for (slot, rounds) in runs {
+        let col = |key: &str| median(rounds.iter().filter_map(|f| num(f, key)).collect());
+        let rps: Vec<f64> = rounds.iter().filter_map(|f| num(f, "rps")).collect();
+        let peak = rounds
+            .iter()
+            .filter_map(|f| num(f, "vmhwm_kb"))
+            .fold(None, |m: Option<f64>, kb| Some(m.map_or(kb, |m| m.max(kb))));
+        let stats = Stats {
+            rounds: rounds.len(),
+            rps: median(rps.clone()),
+            rps_lo: rps.iter().copied().fold(f64::INFINITY, f64::min),
+            rps_hi: rps.iter().copied().fold(0.0, f64::max),
+            p50: col("p50_us"),
+            p99: col("p99_us"),
+            cpu: col("cpu_us"),
+            rss_kb: rss.get(&slot).copied().or(peak),
+            errors: rounds.iter().filter_map(|f| num(f, "errors")).sum(),
+            flows_s: col("flows_s"),
+            flow_p50: col("flow_p50_us"),
+            flow_p99: col("flow_p99_us"),
+            cpu_flow: col("cpu_us_flow"),
+        };
+        data.stats.insert(slot, stats);
+    }
+    data
+}
+
+fn fmt(v: Option<f64>, decimals: usize) -> String {
+    v.map_or_else(|| "–".to_owned(), |v| format!("{v:.decimals$}"))
+}
+
+/// `a / b` with two decimals, more when it is small.
+fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) if b != 0.0 && a.is_finite() && b.is_finite() => Some(a / b),
+        _ => None,
+    }
+}
+
+fn times(r: Option<f64>) -> String {
+    match r {
+        Some(r) if r < 0.1 => format!("{r:.4}×"),
+        Some(r) => format!("{r:.2}×"),
+        None => "–".to_owned(),
+    }
+}
+
+/// `load summarize FILE [key=value …] [--main]`: the main table, then (unless `--main`) the MRTR table,
+/// the idle-session table and the targets.
+pub fn summarize(path: &str, args: &[String]) {
+    let main_only = args.iter().any(|a| a == "--main");
+    let filters: Vec<String> = args.iter().filter(|a| a.contains('=')).cloned().collect();
+    let data = load(path, &filters);
+    main_table(&data);
+    if main_only {
+        return;
+    }
+    mrtr_table(&data);
+    sessions_table(&data);
+    targets_table(&data);
+}
+
+fn main_table(data: &Data) {
+    println!(
+        "| transport | scenario | C / in flight | server | req/s | req/s range | p50 µs | p99 µs | CPU µs/req | peak RSS MiB | errors |"
+    );
+    println!("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|");
+    for cell in &data.cells {
+        let here: Vec<(&String, &Stats)> =
+            data.servers[cell].iter().filter_map(|s| Some((s, data.stats.get(&(cell.clone(), s.clone()))?))).collect();
+        let row = |label: &str, s: &Stats| {
+            let range = if s.rounds > 1 { format!("{:.0}–{:.0}", s.rps_lo, s.rps_hi) } else { String::new() };
+            println!(
+                "| {} | {} | {} | {label} | {} | {range} | {} | {} | {} | {} | {:.0} |",
+                cell.transport,
+                cell.scenario,
+                cell.level,
+                fmt(s.rps, 0),
+                fmt(s.p50, 0),
+                fmt(s.p99, 0),
+                fmt(s.cpu, 1),
+                fmt(s.rss_kb.map(|kb| kb / 1024.0), 1),
+                s.errors
+            );
+        };
+        for (server, s) in &here {
+            row(server, s);
+        }
+        // Against the floor, every other server (rmcp too); against rmcp, every server but the floor.
+        for (base, skip) in [("bare", &["bare"][..]), ("rmcp", &["bare", "rmcp"][..])] {
+            let Some((_, b)) = here.iter().find(|(s, _)| s.as_str() == base) else { continue };
+            for (server, s) in here.iter().filter(|(s, _)| !skip.contains(&s.as_str())) {
+                println!(
+                    "| {} | {} | {} | **{server}/{base}** | **{}** | | {} | {} | {} | {} | |",
+                    cell.transport,
+                    cell.scenario,
+                    cell.level,
+                    times(ratio(s.rps, b.rps)),
+                    times(ratio(s.p50, b.p50)),
+                    times(ratio(s.p99, b.p99)),
+                    times(ratio(s.cpu, b.cpu)),
+                    times(ratio(s.rss_kb, b.rss_kb)),
+                );
+            }
+        }
+    }
+}
+
+/// A flow against three plain calls of the same server at the same level: by time (`modern-call` req/s
+/// over three times the flows/s) and by server CPU.
+fn flow_cost(data: &Data, cell: &Cell, server: &str) -> (Option<f64>, Option<f64>) {
+    let flow = data.get(&cell.transport, "mrtr", cell.level, server);
+    let call = data.get(&cell.transport, "modern-call", cell.level, server);
+    let (Some(flow), Some(call)) = (flow, call) else { return (None, None) };
+    let time = ratio(call.rps, flow.flows_s.map(|f| 3.0 * f));
+    let cpu = ratio(flow.cpu_flow, call.cpu.map(|c| 3.0 * c));
+    (time, cpu)
+}
+
+fn mrtr_table(data: &Data) {
+    let cells: Vec<&Cell> = data.cells.iter().filter(|c| c.scenario == "mrtr").collect();
+    if cells.is_empty() {
+        return;
+    }
+    println!();
+    println!("MRTR: the 3-round `deploy` flow. \"÷ 3 calls\" is the flow against three `modern-call` requests of the");
+    println!("same server at the same C: by time (modern-call req/s ÷ (3 × flows/s)) and by server CPU.");
+    println!();
+    println!(
+        "| transport | C | server | flows/s | req/s | flow p50 µs | flow p99 µs | CPU µs/flow | flow ÷ 3 calls, time | flow ÷ 3 calls, CPU |"
+    );
+    println!("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|");
+    for cell in cells {
+        for server in &data.servers[cell] {
+            let Some(s) = data.stats.get(&(cell.clone(), server.clone())) else { continue };
+            let (time, cpu) = flow_cost(data, cell, server);
+            println!(
+                "| {} | {} | {server} | {} | {} | {} | {} | {} | {} | {} |",
+                cell.transport,
+                cell.level,
+                fmt(s.flows_s, 0),
+                fmt(s.rps, 0),
+                fmt(s.flow_p50, 0),
+                fmt(s.flow_p99, 0),
+                fmt(s.cpu_flow, 1),
+                times(time),
+                times(cpu)
+            );
+        }
+    }
+}
+
+fn sessions_table(data: &Data) {
+    if data.sessions.is_empty() {
+        return;
+    }
+    println!();
+    println!("Idle legacy sessions: the server's VmRSS before and after opening them (initialize + initialized each).");
+    println!();
+    println!("| server | sessions | opened | RSS before MiB | RSS after MiB | bytes/session | errors |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for s in &data.sessions {
+        println!(
+            "| {} | {:.0} | {:.0} | {} | {} | {} | {:.0} |",
+            s.server,
+            s.count,
+            s.opened,
+            fmt(s.before_kb.map(|kb| kb / 1024.0), 1),
+            fmt(s.after_kb.map(|kb| kb / 1024.0), 1),
+            fmt(s.bytes, 0),
+            s.errors
+        );
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Goal {
+    AtLeast(f64),
+    AtMost(f64),
+    Below(f64),
+}
+
+impl Goal {
+    fn met(self, v: f64) -> bool {
+        match self {
+            Goal::AtLeast(g) => v >= g,
+            Goal::AtMost(g) => v <= g,
+            Goal::Below(g) => v < g,
+        }
+    }
+
+    fn text(self, unit: &str) -> String {
+        match self {
+            Goal::AtLeast(g) => format!("≥ {g}{unit}"),
+            Goal::AtMost(g) => format!("≤ {g}{unit}"),
+            Goal::Below(g) => format!("< {g}{unit}"),
+        }
+    }
+}
+
+/// How a target's figure is computed for one server.
+#[derive(Clone, Copy)]
+enum Measure {
+    /// `req/s` against the floor's, in a cell.
+    Rps(&'static str, u64),
+    /// p99 against the floor's.
+    P99(&'static str, u64),
+    /// Peak RSS against the floor's, HTTP `modern-call`.
+    Rss(u64),
+    /// HTTP `legacy-call` req/s against the same server's `modern-call`.
+    LegacyVsModern(u64),
+    /// The MRTR flow's time against three plain calls (HTTP).
+    Flow(u64),
+    /// Bytes per idle legacy session.
+    SessionBytes,
+}
+
+impl Measure {
+    fn of(self, data: &Data, server: &str) -> Option<f64> {
+        let vs_bare = |transport: &str, level: u64, stat: fn(&Stats) -> Option<f64>| {
+            let s = data.get(transport, "modern-call", level, server)?;
+            let b = data.get(transport, "modern-call", level, "bare")?;
+            ratio(stat(s), stat(b))
+        };
+        match self {
+            Measure::Rps(transport, level) => vs_bare(transport, level, |s| s.rps),
+            Measure::P99(transport, level) => vs_bare(transport, level, |s| s.p99),
+            Measure::Rss(level) => vs_bare("http", level, |s| s.rss_kb),
+            Measure::LegacyVsModern(level) => ratio(
+                data.get("http", "legacy-call", level, server)?.rps,
+                data.get("http", "modern-call", level, server)?.rps,
+            ),
+            Measure::Flow(level) => {
+                let cell = Cell { transport: "http".into(), scenario: "mrtr".into(), level };
+                flow_cost(data, &cell, server).0
+            }
+            Measure::SessionBytes => data.sessions.iter().find(|s| s.server == server)?.bytes,
+        }
+    }
+}
+
+/// The issue's targets, each read off this run's figures.
+const TARGETS: &[(&str, Measure, Goal)] = &[
+    ("HTTP modern tools/call, 64 conns: req/s ÷ bare", Measure::Rps("http", 64), Goal::AtLeast(0.85)),
+    ("HTTP modern tools/call, 64 conns: p99 ÷ bare", Measure::P99("http", 64), Goal::AtMost(1.3)),
+    ("HTTP modern tools/call, 1 conn: req/s ÷ bare", Measure::Rps("http", 1), Goal::AtLeast(0.95)),
+    ("stdio modern tools/call, one at a time: calls/s ÷ bare", Measure::Rps("stdio", 1), Goal::AtLeast(0.9)),
+    ("stdio modern tools/call, 64 in flight: calls/s ÷ bare", Measure::Rps("stdio", 64), Goal::AtLeast(0.85)),
+    (
+        "HTTP legacy session tools/call ÷ modern tools/call, req/s, 1 conn",
+        Measure::LegacyVsModern(1),
+        Goal::AtLeast(0.6),
+    ),
+    (
+        "HTTP legacy session tools/call ÷ modern tools/call, req/s, 64 conns",
+        Measure::LegacyVsModern(64),
+        Goal::AtLeast(0.6),
+    ),
+    ("HTTP 3-round MRTR flow ÷ 3 modern calls, time, 1 conn", Measure::Flow(1), Goal::AtMost(1.1)),
+    ("HTTP 3-round MRTR flow ÷ 3 modern calls, time, 64 conns", Measure::Flow(64), Goal::AtMost(1.1)),
+    ("HTTP modern tools/call, 64 conns: peak RSS ÷ bare", Measure::Rss(64), Goal::AtMost(1.5)),
+    ("idle legacy session: bytes of server RSS each", Measure::SessionBytes, Goal::Below(16384.0)),
+];
+
+fn targets_table(data: &Data) {
+    let subjects: Vec<&String> = data.order.iter().filter(|s| !matches!(s.as_str(), "bare" | "rmcp")).collect();
+    if subjects.is_empty() {
+        return;
+    }
+    println!();
+    println!("Targets (issue 14), each from this run's figures; rmcp's same figure for reference.");
+    println!();
+    println!("| target | goal | server | measured | verdict | rmcp |");
+    println!("|---|---:|---|---:|---|---:|");
+    let mut absent = 0;
+    for (what, measure, goal) in TARGETS {
+        let bytes = matches!(measure, Measure::SessionBytes);
+        let show = |v: Option<f64>| if bytes { fmt(v, 0) } else { times(v) };
+        let unit = if bytes { " B" } else { "×" };
+        if subjects.iter().all(|s| measure.of(data, s).is_none()) {
+            absent += 1; // its cells were not in this run
+            continue;
+        }
+        let rmcp = show(measure.of(data, "rmcp"));
+        for server in &subjects {
+            let value = measure.of(data, server);
+            let verdict = match value {
+                Some(v) if goal.met(v) => "pass",
+                Some(_) => "**miss**",
+                None => "not run",
+            };
+            println!("| {what} | {} | {server} | {} | {verdict} | {rmcp} |", goal.text(unit), show(value));
+        }
+    }
+    if absent > 0 {
+        println!();
+        println!("{absent} of the {} targets need cells this run did not have.", TARGETS.len());
+    }
+}
+
+/// `load check FILE`: exits 1 (listing them) if any run had an error or answered nothing, or any session
+/// measurement had an error or opened fewer sessions than asked; 0 otherwise. No timing is judged.
+pub fn check(path: &str) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        eprintln!("load: read {path}: {e}");
+        std::process::exit(2)
+    });
+    let (mut runs, mut counts, mut bad) = (0, 0, Vec::new());
+    for line in text.lines() {
+        let f = fields(line);
+        if f.get("kind") == Some(&"sessions") {
+            counts += 1;
+            let opened = num(&f, "opened").unwrap_or(0.0);
+            if num(&f, "errors") != Some(0.0) || opened < num(&f, "count").unwrap_or(f64::INFINITY) {
+                bad.push(line);
+            }
+        } else if f.contains_key("rps") {
+            runs += 1;
+            if num(&f, "errors") != Some(0.0) || num(&f, "ok").unwrap_or(0.0) == 0.0 {
+                bad.push(line);
+            }
+        }
+    }
+    if runs == 0 {
+        eprintln!("check: no runs in {path}");
+        std::process::exit(1);
+    }
+    if bad.is_empty() {
+        println!("check: {runs} runs and {counts} session measurements, every answer right, none empty");
+        return;
+    }
+    eprintln!(
+        "check: {} of {runs} runs / {counts} session measurements failed (errors, or nothing answered):",
+        bad.len()
+    );
+    for line in bad {
+        eprintln!("  {line}");
+    }
+    std::process::exit(1);
+}
