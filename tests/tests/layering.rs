@@ -67,6 +67,8 @@ pub const FASTMCP: &[(&str, &str)] = &[
     // 4: builder, registry, dispatch: no era, no token, no transport.
     ("server", "4"),
     // 5: the eras. Classification first; the two adapters never import each other; then what holds both.
+    // What a request's `_meta` says, read before classification uses it.
+    ("era::request_meta", "4.9"),
     ("era::classify", "5.0"),
     ("era::legacy", "5.1"),
     ("era::modern", "5.1"),
