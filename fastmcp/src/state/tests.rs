@@ -1,6 +1,9 @@
 //! The codec's behaviour in both forms (signed, and sealed when the feature is on).
 
 use super::*;
+// The base64 crate's engine, not the codec's: the tests read and forge tokens with an independent decoder.
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::json;
 
 const KEY_A: [u8; 32] = [0xA1; 32];
@@ -420,6 +423,38 @@ fn refusals_reach_the_client_as_one_coarse_error() {
 fn b64_len_matches_the_engine() {
     for n in 0..100 {
         assert_eq!(b64_len(n), URL_SAFE_NO_PAD.encode(vec![0u8; n]).len());
+    }
+}
+
+/// The codec's base64url (SIMD) writes what the base64 crate writes and is as strict reading it: no padding,
+/// no stray bits in a final partial group, nothing outside the URL-safe alphabet.
+#[test]
+fn the_codec_base64_matches_the_base64_crate_and_is_strict() {
+    for n in 0..200usize {
+        let bytes: Vec<u8> = (0..n).map(|i| (i * 151 + n * 7) as u8).collect();
+        let text = URL_SAFE_NO_PAD.encode(&bytes);
+        let mut ours = String::new();
+        B64.encode_append(&bytes, &mut ours);
+        assert_eq!(ours, text, "{n} bytes");
+        assert_eq!(B64.decode_to_vec(&text).unwrap(), bytes, "{n} bytes");
+        let refused = |bad: &str| B64.decode_to_vec(bad).is_err() && URL_SAFE_NO_PAD.decode(bad).is_err();
+        if n % 3 != 0 {
+            // The last character of a partial group carries 2 or 4 unused bits; any set is refused.
+            let last = text.as_bytes()[text.len() - 1];
+            let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+            let index = alphabet.iter().position(|&c| c == last).unwrap();
+            let unused = if n % 3 == 1 { 0b1111 } else { 0b11 };
+            for stray in 1..=unused {
+                let mut bad = text.clone().into_bytes();
+                *bad.last_mut().unwrap() = alphabet[index | stray];
+                assert!(refused(std::str::from_utf8(&bad).unwrap()), "{n} bytes, stray bits {stray}");
+            }
+            assert!(refused(&format!("{text}=")), "{n} bytes, padded");
+        }
+        assert!(refused(&format!("{text}A")) || (text.len() + 1) % 4 != 1, "{n} bytes, a lone character");
+        for c in ["+", "/", "=", " ", "."] {
+            assert!(refused(&format!("{c}{text}")), "{n} bytes, {c:?}");
+        }
     }
 }
 
