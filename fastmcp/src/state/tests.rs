@@ -481,6 +481,64 @@ fn a_signed_short_body_is_malformed() {
     assert_eq!(c.open(&token, &binding()).unwrap_err(), StateError::Malformed("payload too short"));
 }
 
+/// Locals of every length around the header (so every final partial base64 group, in both forms) open to
+/// exactly what was sealed, and a change to any character of the payload is refused.
+#[test]
+fn locals_of_every_length_around_the_header_round_trip() {
+    for form in forms() {
+        let c = codec(form);
+        for n in 0..=80 {
+            let locals = "x".repeat(n);
+            let token = c.seal_at(t0(), &binding(), 1, &locals).unwrap();
+            let resumed = c.open_at(t0(), &token, &binding()).unwrap();
+            assert_eq!(resumed.locals_json(), format!("\"{locals}\""), "{form:?}, {n}");
+            assert_eq!(resumed.restore::<String>().unwrap(), locals);
+            let payload_at = token.match_indices('.').nth(1).unwrap().0 + 1;
+            let payload_end = token.rfind('.').unwrap();
+            for i in payload_at..payload_end {
+                let mut changed = token.clone().into_bytes();
+                changed[i] = if changed[i] == b'A' { b'B' } else { b'A' };
+                let changed = String::from_utf8(changed).unwrap();
+                assert!(c.open_at(t0(), &changed, &binding()).is_err(), "{form:?}, {n}, at {i}");
+                let removed = format!("{}{}", &token[..i], &token[i + 1..]);
+                assert!(c.open_at(t0(), &removed, &binding()).is_err(), "{form:?}, {n}, without {i}");
+            }
+        }
+    }
+}
+
+/// Correctly signed bodies of every length up to a header and some locals: shorter than a header is
+/// malformed (after the MAC verified), a header with no locals opens to empty locals.
+#[test]
+fn signed_bodies_of_every_short_length() {
+    let c = codec(Form::Signed);
+    let key = c.keys.signing();
+    let prefix = format!("{SIGNED}.{}.", key.kid());
+    let header = Header {
+        step: 3,
+        fingerprint: binding().fingerprint(),
+        issued_ms: unix_ms(t0()),
+        expires_ms: unix_ms(t0()) + 1000,
+        request: *binding().request_digest(),
+    };
+    let mut full = vec![0u8; HEADER];
+    header.write(&mut full);
+    full.extend_from_slice(br#""0123456789abcdefghijklmnopqrstuvwxyz""#);
+    for len in 0..=full.len() {
+        let body = &full[..len];
+        let mac = key.mac.clone().chain_update(prefix.as_bytes()).chain_update(body).finalize().into_bytes();
+        let token = format!("{prefix}{}.{}", URL_SAFE_NO_PAD.encode(body), URL_SAFE_NO_PAD.encode(mac));
+        let opened = c.open_at(t0(), &token, &binding());
+        if len < HEADER {
+            assert_eq!(opened.unwrap_err(), StateError::Malformed("payload too short"), "{len}");
+        } else {
+            let resumed = opened.unwrap();
+            assert_eq!(resumed.step(), 3);
+            assert_eq!(resumed.locals_json().as_bytes(), &full[HEADER..len], "{len}");
+        }
+    }
+}
+
 #[test]
 fn locals_that_do_not_fit_are_undecodable() {
     for form in forms() {
