@@ -5,8 +5,8 @@
 //! `cargo bench -p fastmcp --bench request_state [--features sealed-state] -- --warm-up-time 1 --measurement-time 3`
 //!
 //! For an instruction profile, `REQUEST_STATE_PROFILE=<signed|sealed|floor>:<bytes>:<rounds>` runs just that
-//! many rounds of one form outside criterion (for example under `valgrind --tool=callgrind`, with
-//! `--toggle-collect='*request_state::round*'` or `'*request_state::floor*'`).
+//! many rounds of one form outside criterion and prints their wall time per round (for example under
+//! `valgrind --tool=callgrind`, with `--toggle-collect='*request_state::round*'` or `'*request_state::floor*'`).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use fastmcp::state::{ArgumentsDigest, Binding, Method, RequestStateConfig, StateCodec, StateKeys};
@@ -121,14 +121,16 @@ fn profile(spec: &str) {
     let rounds: usize = rounds.parse().expect("rounds");
     let locals = locals(bytes);
     let binding = binding(args());
+    let codec = codec(form == "sealed");
+    let started = std::time::Instant::now();
     match form {
         "floor" => (0..rounds).for_each(|_| drop(black_box(floor(black_box(&locals))))),
-        "signed" | "sealed" => {
-            let codec = codec(form == "sealed");
-            (0..rounds).for_each(|_| drop(black_box(round(&codec, &binding, black_box(&locals)))))
-        }
+        "signed" | "sealed" => (0..rounds).for_each(|_| drop(black_box(round(&codec, &binding, black_box(&locals))))),
         _ => panic!("REQUEST_STATE_PROFILE: unknown form {form:?}"),
     }
+    // Wall time of the rounds alone (no start-up), for A/B runs on a busy machine: take the minimum of many.
+    let ns = started.elapsed().as_nanos() / rounds.max(1) as u128;
+    eprintln!("{form} {bytes} B: {ns} ns/round");
 }
 
 criterion_group!(benches, bench);
