@@ -3,8 +3,12 @@
 //! `to_string` + `from_str` of the same locals.
 //!
 //! `cargo bench -p fastmcp --bench request_state [--features sealed-state] -- --warm-up-time 1 --measurement-time 3`
+//!
+//! For an instruction profile, `REQUEST_STATE_PROFILE=<signed|sealed|floor>:<bytes>:<rounds>` runs just that
+//! many rounds of one form outside criterion and prints their wall time per round (for example under
+//! `valgrind --tool=callgrind`, with `--toggle-collect='*request_state::round*'` or `'*request_state::floor*'`).
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use fastmcp::state::{ArgumentsDigest, Binding, Method, RequestStateConfig, StateCodec, StateKeys};
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
@@ -56,20 +60,29 @@ fn codec(sealed: bool) -> StateCodec {
     StateCodec::new(config).unwrap()
 }
 
+#[inline(never)]
 fn round(codec: &StateCodec, binding: &Binding<'_>, locals: &Carried) -> Carried {
     let token = codec.seal(binding, 1, locals).unwrap();
     let resumed = codec.open(black_box(&token), binding).unwrap();
     resumed.restore().unwrap()
 }
 
+#[inline(never)]
 fn floor(locals: &Carried) -> Carried {
     let text = serde_json::to_string(locals).unwrap();
     serde_json::from_str(black_box(&text)).unwrap()
 }
 
+fn args() -> ArgumentsDigest {
+    ArgumentsDigest::of_raw_json(r#"{"service":"billing-api","replicas":3}"#).unwrap()
+}
+
+fn binding(args: ArgumentsDigest) -> Binding<'static> {
+    Binding::new(Method::ToolsCall, "deploy", args, Some("alice"), 0x1234_5678_9abc_def0)
+}
+
 fn bench(c: &mut Criterion) {
-    let args = ArgumentsDigest::of_raw_json(r#"{"service":"billing-api","replicas":3}"#).unwrap();
-    let binding = Binding::new(Method::ToolsCall, "deploy", args, Some("alice"), 0x1234_5678_9abc_def0);
+    let binding = binding(args());
     let forms = [
         ("signed", codec(false)),
         #[cfg(feature = "sealed-state")]
@@ -98,5 +111,36 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
+/// `REQUEST_STATE_PROFILE=<form>:<bytes>:<rounds>`: that many rounds of one form, nothing else.
+fn profile(spec: &str) {
+    let mut parts = spec.split(':');
+    let (Some(form), Some(bytes), Some(rounds), None) = (parts.next(), parts.next(), parts.next(), parts.next()) else {
+        panic!("REQUEST_STATE_PROFILE={spec:?}: expected <signed|sealed|floor>:<bytes>:<rounds>");
+    };
+    let bytes: usize = bytes.parse().expect("bytes");
+    let rounds: usize = rounds.parse().expect("rounds");
+    let locals = locals(bytes);
+    let binding = binding(args());
+    let codec = codec(form == "sealed");
+    let started = std::time::Instant::now();
+    match form {
+        "floor" => (0..rounds).for_each(|_| drop(black_box(floor(black_box(&locals))))),
+        "signed" | "sealed" => (0..rounds).for_each(|_| drop(black_box(round(&codec, &binding, black_box(&locals))))),
+        _ => panic!("REQUEST_STATE_PROFILE: unknown form {form:?}"),
+    }
+    // Wall time of the rounds alone (no start-up), for A/B runs on a busy machine: take the minimum of many.
+    let ns = started.elapsed().as_nanos() / rounds.max(1) as u128;
+    eprintln!("{form} {bytes} B: {ns} ns/round");
+}
+
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    match std::env::var("REQUEST_STATE_PROFILE") {
+        Ok(spec) => profile(&spec),
+        Err(_) => {
+            benches();
+            Criterion::default().configure_from_args().final_summary();
+        }
+    }
+}

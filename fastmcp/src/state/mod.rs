@@ -57,8 +57,7 @@ pub use binding::{ArgumentsDigest, Binding, Method};
 pub use error::{INVALID_STATE_MESSAGE, INVALID_STATE_REASON, StateError};
 pub use keys::{KeyError, MIN_KEY_BYTES, StateKeys};
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64_simd::URL_SAFE_NO_PAD as B64;
 use hmac::Mac as _;
 use keys::KID_CHARS;
 #[cfg(feature = "sealed-state")]
@@ -374,9 +373,9 @@ impl StateCodec {
         token.push_str(key.kid());
         token.push('.');
         let mac = key.mac.clone().chain_update(token.as_bytes()).chain_update(&*body).finalize().into_bytes();
-        URL_SAFE_NO_PAD.encode_string(&*body, &mut token);
+        B64.encode_append(&*body, &mut token);
         token.push('.');
-        URL_SAFE_NO_PAD.encode_string(mac, &mut token);
+        B64.encode_append(mac, &mut token);
         debug_assert_eq!(token.len(), len);
         Ok(token)
     }
@@ -400,9 +399,9 @@ impl StateCodec {
             .encrypt_in_place_detached((&*nonce).into(), token.as_bytes(), plaintext)
             // The AEAD refuses only messages of 256 GiB and more, far past any cap.
             .map_err(|_| StateError::LocalsTooLarge { len, max: self.max_token_bytes })?;
-        URL_SAFE_NO_PAD.encode_string(&*body, &mut token);
+        B64.encode_append(&*body, &mut token);
         token.push('.');
-        URL_SAFE_NO_PAD.encode_string(tag, &mut token);
+        B64.encode_append(tag, &mut token);
         debug_assert_eq!(token.len(), len);
         Ok(token)
     }
@@ -438,21 +437,17 @@ impl StateCodec {
                 if mac.len() != MAC_CHARS {
                     return Err(StateError::Malformed("MAC length"));
                 }
-                let mut tag = [0u8; MAC_BYTES + 1];
-                match URL_SAFE_NO_PAD.decode_slice(mac, &mut tag) {
-                    Ok(MAC_BYTES) => {}
-                    _ => return Err(StateError::Malformed("MAC encoding")),
-                }
+                let tag = decode_tag::<MAC_BYTES>(mac).ok_or(StateError::Malformed("MAC encoding"))?;
                 // Strict decoding (no padding, no stray trailing bits): one text per body, so a changed
                 // character is a changed body or a refusal.
-                let body = URL_SAFE_NO_PAD.decode(payload).map_err(|_| StateError::Malformed("payload encoding"))?;
+                let body = B64.decode_to_vec(payload).map_err(|_| StateError::Malformed("payload encoding"))?;
                 let prefix = &token.as_bytes()[..version.len() + 1 + kid.len() + 1];
                 // Constant-time comparison.
                 key.mac
                     .clone()
                     .chain_update(prefix)
                     .chain_update(&body)
-                    .verify_slice(&tag[..MAC_BYTES])
+                    .verify_slice(&tag)
                     .map_err(|_| StateError::BadSignature)?;
                 (body, HEADER, token_id(&tag))
             }
@@ -463,20 +458,15 @@ impl StateCodec {
                 if mac.len() != TAG_CHARS {
                     return Err(StateError::Malformed("tag length"));
                 }
-                let mut tag = [0u8; TAG_BYTES + 1];
-                match URL_SAFE_NO_PAD.decode_slice(mac, &mut tag) {
-                    Ok(TAG_BYTES) => {}
-                    _ => return Err(StateError::Malformed("tag encoding")),
-                }
-                let mut body =
-                    URL_SAFE_NO_PAD.decode(payload).map_err(|_| StateError::Malformed("payload encoding"))?;
+                let tag = decode_tag::<TAG_BYTES>(mac).ok_or(StateError::Malformed("tag encoding"))?;
+                let mut body = B64.decode_to_vec(payload).map_err(|_| StateError::Malformed("payload encoding"))?;
                 if body.len() < NONCE_BYTES + HEADER {
                     return Err(StateError::Malformed("payload too short"));
                 }
                 let aad = &token.as_bytes()[..version.len() + 1 + kid.len() + 1];
                 let (nonce, ciphertext) = body.split_at_mut(NONCE_BYTES);
                 key.aead
-                    .decrypt_in_place_detached((&*nonce).into(), aad, ciphertext, (&tag[..TAG_BYTES]).into())
+                    .decrypt_in_place_detached((&*nonce).into(), aad, ciphertext, (&tag).into())
                     .map_err(|_| StateError::BadSignature)?;
                 (body, NONCE_BYTES + HEADER, token_id(&tag))
             }
@@ -500,6 +490,17 @@ impl StateCodec {
         let locals = String::from_utf8(locals).map_err(|_| StateError::Undecodable { line: 0, column: 0 })?;
         Ok(Resumed { step: header.step, locals, id, expires_ms: deadline })
     }
+}
+
+/// The `N` bytes of a MAC or tag segment; `None` unless it is exactly `N` bytes in strict base64url.
+fn decode_tag<const N: usize>(text: &str) -> Option<[u8; N]> {
+    // Checked first: the decoder asserts that its output fits.
+    if text.len() != b64_len(N) {
+        return None;
+    }
+    let mut tag = [0u8; N];
+    let decoded = B64.decode(text.as_bytes(), base64_simd::Out::from_slice(&mut tag)).ok()?;
+    (decoded.len() == N).then_some(tag)
 }
 
 /// A token's id: the first 16 bytes of its MAC or tag.

@@ -1,6 +1,9 @@
 //! The codec's behaviour in both forms (signed, and sealed when the feature is on).
 
 use super::*;
+// The base64 crate's engine, not the codec's: the tests read and forge tokens with an independent decoder.
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::json;
 
 const KEY_A: [u8; 32] = [0xA1; 32];
@@ -423,6 +426,38 @@ fn b64_len_matches_the_engine() {
     }
 }
 
+/// The codec's base64url (SIMD) writes what the base64 crate writes and is as strict reading it: no padding,
+/// no stray bits in a final partial group, nothing outside the URL-safe alphabet.
+#[test]
+fn the_codec_base64_matches_the_base64_crate_and_is_strict() {
+    for n in 0..200usize {
+        let bytes: Vec<u8> = (0..n).map(|i| (i * 151 + n * 7) as u8).collect();
+        let text = URL_SAFE_NO_PAD.encode(&bytes);
+        let mut ours = String::new();
+        B64.encode_append(&bytes, &mut ours);
+        assert_eq!(ours, text, "{n} bytes");
+        assert_eq!(B64.decode_to_vec(&text).unwrap(), bytes, "{n} bytes");
+        let refused = |bad: &str| B64.decode_to_vec(bad).is_err() && URL_SAFE_NO_PAD.decode(bad).is_err();
+        if n % 3 != 0 {
+            // The last character of a partial group carries 2 or 4 unused bits; any set is refused.
+            let last = text.as_bytes()[text.len() - 1];
+            let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+            let index = alphabet.iter().position(|&c| c == last).unwrap();
+            let unused = if n % 3 == 1 { 0b1111 } else { 0b11 };
+            for stray in 1..=unused {
+                let mut bad = text.clone().into_bytes();
+                *bad.last_mut().unwrap() = alphabet[index | stray];
+                assert!(refused(std::str::from_utf8(&bad).unwrap()), "{n} bytes, stray bits {stray}");
+            }
+            assert!(refused(&format!("{text}=")), "{n} bytes, padded");
+        }
+        assert!(refused(&format!("{text}A")) || (text.len() + 1) % 4 != 1, "{n} bytes, a lone character");
+        for c in ["+", "/", "=", " ", "."] {
+            assert!(refused(&format!("{c}{text}")), "{n} bytes, {c:?}");
+        }
+    }
+}
+
 #[test]
 fn header_round_trips() {
     let h = Header { step: 7, fingerprint: u64::MAX - 3, issued_ms: 1, expires_ms: 2, request: [5; 16] };
@@ -444,6 +479,64 @@ fn a_signed_short_body_is_malformed() {
     token.push('.');
     token.push_str(&URL_SAFE_NO_PAD.encode(mac));
     assert_eq!(c.open(&token, &binding()).unwrap_err(), StateError::Malformed("payload too short"));
+}
+
+/// Locals of every length around the header (so every final partial base64 group, in both forms) open to
+/// exactly what was sealed, and a change to any character of the payload is refused.
+#[test]
+fn locals_of_every_length_around_the_header_round_trip() {
+    for form in forms() {
+        let c = codec(form);
+        for n in 0..=80 {
+            let locals = "x".repeat(n);
+            let token = c.seal_at(t0(), &binding(), 1, &locals).unwrap();
+            let resumed = c.open_at(t0(), &token, &binding()).unwrap();
+            assert_eq!(resumed.locals_json(), format!("\"{locals}\""), "{form:?}, {n}");
+            assert_eq!(resumed.restore::<String>().unwrap(), locals);
+            let payload_at = token.match_indices('.').nth(1).unwrap().0 + 1;
+            let payload_end = token.rfind('.').unwrap();
+            for i in payload_at..payload_end {
+                let mut changed = token.clone().into_bytes();
+                changed[i] = if changed[i] == b'A' { b'B' } else { b'A' };
+                let changed = String::from_utf8(changed).unwrap();
+                assert!(c.open_at(t0(), &changed, &binding()).is_err(), "{form:?}, {n}, at {i}");
+                let removed = format!("{}{}", &token[..i], &token[i + 1..]);
+                assert!(c.open_at(t0(), &removed, &binding()).is_err(), "{form:?}, {n}, without {i}");
+            }
+        }
+    }
+}
+
+/// Correctly signed bodies of every length up to a header and some locals: shorter than a header is
+/// malformed (after the MAC verified), a header with no locals opens to empty locals.
+#[test]
+fn signed_bodies_of_every_short_length() {
+    let c = codec(Form::Signed);
+    let key = c.keys.signing();
+    let prefix = format!("{SIGNED}.{}.", key.kid());
+    let header = Header {
+        step: 3,
+        fingerprint: binding().fingerprint(),
+        issued_ms: unix_ms(t0()),
+        expires_ms: unix_ms(t0()) + 1000,
+        request: *binding().request_digest(),
+    };
+    let mut full = vec![0u8; HEADER];
+    header.write(&mut full);
+    full.extend_from_slice(br#""0123456789abcdefghijklmnopqrstuvwxyz""#);
+    for len in 0..=full.len() {
+        let body = &full[..len];
+        let mac = key.mac.clone().chain_update(prefix.as_bytes()).chain_update(body).finalize().into_bytes();
+        let token = format!("{prefix}{}.{}", URL_SAFE_NO_PAD.encode(body), URL_SAFE_NO_PAD.encode(mac));
+        let opened = c.open_at(t0(), &token, &binding());
+        if len < HEADER {
+            assert_eq!(opened.unwrap_err(), StateError::Malformed("payload too short"), "{len}");
+        } else {
+            let resumed = opened.unwrap();
+            assert_eq!(resumed.step(), 3);
+            assert_eq!(resumed.locals_json().as_bytes(), &full[HEADER..len], "{len}");
+        }
+    }
 }
 
 #[test]
