@@ -15,11 +15,13 @@
 //! reading until the queue is full too. At end of input, running and queued requests get a grace period to
 //! finish.
 //!
-//! The common request needs neither task: when nothing is queued and a slot is free, the reader runs it at
-//! once, and a request that finishes without waiting on anything (most tool calls) is answered with no
-//! task spawned and no hand-over. One that waits is handed to the dispatcher as it stands, to go on in a
-//! task of its own. (A handler that computes for long without awaiting holds up the reader meanwhile, as it
-//! would hold up any task on its worker thread.)
+//! The common request needs neither task: when a slot is free, the reader runs it at once, and a request
+//! that finishes without waiting on anything (most tool calls) is answered with no task spawned and no
+//! hand-over. One that waits is handed to the dispatcher as it stands, to go on in a task of its own. It may
+//! start before requests still queued: a slot is free only when none of them waits for one, so they are
+//! merely not yet started, and requests on a connection run concurrently anyway. (A handler that computes
+//! for long without awaiting holds up the reader meanwhile, as it would hold up any task on its worker
+//! thread.)
 
 use super::lines::{Line, LineReader, write_lines};
 use crate::auth::AccessToken;
@@ -70,12 +72,6 @@ impl Queue {
         // `max` fits in a u32 (`FastMcp::max_in_flight_per_connection` clamps it); the semaphore is never closed.
         let room = self.room.clone().acquire_many_owned(requests as u32).await.expect("the queue is never closed");
         self.jobs.send((job, room)).is_ok()
-    }
-
-    /// Whether the dispatcher has every queued job started: a request read now may start before it without
-    /// overtaking one read earlier.
-    fn is_empty(&self) -> bool {
-        self.room.available_permits() == self.max
     }
 }
 
@@ -128,12 +124,14 @@ fn run_now(
     slot: OwnedSemaphorePermit,
     tx: mpsc::Sender<String>,
 ) -> Option<Pin<Box<dyn Future<Output = ()> + Send>>> {
-    let mut run = Box::pin(async move {
+    // Out of tokio's cooperative budget, which the reader's own reads use up: a request that could finish
+    // now must not be sent to a task of its own only because the reader has read a lot.
+    let mut run = Box::pin(tokio::task::unconstrained(async move {
         if let Some(line) = conn.reply(req).await {
             let _ = tx.send(line).await;
         }
         drop(slot);
-    });
+    }));
     // Polled again in its task, with that task's waker, if it has to wait.
     let polled = run.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop()));
     polled.is_pending().then_some(run)
@@ -209,7 +207,7 @@ async fn read<R: AsyncRead + Unpin>(
                 }
                 Ok(Message::Request(req)) => {
                     let req = conn.enter(*req);
-                    match jobs.is_empty().then(|| conn.try_slot()).flatten() {
+                    match conn.try_slot() {
                         Some(slot) => match run_now(conn.clone(), req, slot, tx.clone()) {
                             None => continue,
                             Some(waiting) => Job::Started(waiting),
