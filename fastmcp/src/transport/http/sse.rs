@@ -288,7 +288,9 @@ impl EventLog {
             }
         });
         let (tx, rx) = mpsc::channel(QUEUE);
-        let produce = produce(tx, retry.map(|_| close));
+        // Boxed where it is made: moved into the task as it stands, the handler's state (large) would be
+        // copied at each move on the way.
+        let produce = Box::pin(produce(tx, retry.map(|_| close)));
         let intake = pump(self.clone(), id, Some(request.clone()), rx);
         tokio::spawn(async move {
             futures_util::future::join(produce, intake).await;
