@@ -110,7 +110,7 @@ impl Endpoint {
             SessionUse::None => {}
             use_ => return Admission::Legacy { probe: use_ == SessionUse::Optional, method: req.method.clone() },
         }
-        let (id, method, meta) = (req.id.clone(), req.method.clone(), req.meta.clone());
+        let (id, method, meta) = (req.id.clone(), req.method.clone(), req.meta.to_object());
         match self.0.admit(*req, headers) {
             Ok(_) => Admission::Admitted { id, method, meta },
             Err(answer) => {

@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use std::fmt;
 
 /// The keys of `_meta` the server reads, unparsed.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct RequestMeta {
     pub protocol_version: Option<Box<RawValue>>,
     pub client_capabilities: Option<Box<RawValue>>,
@@ -36,6 +36,20 @@ impl RequestMeta {
             META_PROGRESS_TOKEN => Some(&mut self.progress_token),
             _ => None,
         }
+    }
+
+    /// The keys it read, parsed, as a map (the fuzz targets check them).
+    #[cfg(feature = "fuzzing")]
+    pub fn to_object(&self) -> JsonObject {
+        let slots = [
+            (META_PROTOCOL_VERSION, &self.protocol_version),
+            (META_CLIENT_CAPABILITIES, &self.client_capabilities),
+            (META_CLIENT_INFO, &self.client_info),
+            (META_LOG_LEVEL, &self.log_level),
+            (META_PROGRESS_TOKEN, &self.progress_token),
+        ];
+        let parse = |raw: &RawValue| serde_json::from_str(raw.get()).unwrap_or(serde_json::Value::Null);
+        slots.into_iter().filter_map(|(key, raw)| raw.as_deref().map(|raw| (key.to_owned(), parse(raw)))).collect()
     }
 
     /// The keys it reads from a `_meta` already parsed (methods whose params type keeps `_meta` as a map).

@@ -10,6 +10,8 @@
 //!   its entries; one larger than that waits for the queue to empty);
 //! - the dispatcher starts queued requests in order, each when a slot frees.
 //!
+//! The writer runs in the reader's task, so a reply the reader makes is written without waking a thread.
+//!
 //! While the queue is full the reader stops, so the client's pipe fills and it is slowed down, not refused.
 //! A handler that waits for the client's answer while every slot is taken still gets it: the reader keeps
 //! reading until the queue is full too. At end of input, running and queued requests get a grace period to
@@ -87,33 +89,39 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let options = server.options().clone();
+    let reply_limit = options.reply_limit();
     let (tx, rx) = mpsc::channel::<String>(OUTBOUND_QUEUE);
-    let writer = tokio::spawn(write_lines(rx, writer, options.reply_limit()));
     let conn = Arc::new(Connection::new(Engine::new(server), tx.clone(), true).with_caller(caller).with_shared_state());
     conn.forward_changes();
     let (jobs, queue) = Queue::new(options.max_in_flight_per_connection);
     let mut dispatcher = tokio::spawn(dispatch(conn.clone(), queue, tx.clone()));
 
-    let read = read(&conn, reader, &options, &jobs, &tx).await;
-    drop(jobs);
-    // The client can no longer answer requests the server sent it.
-    conn.input_closed();
-    let drained = read.is_ok() && tokio::time::timeout(options.shutdown_grace, &mut dispatcher).await.is_ok();
-    if !drained {
-        if read.is_ok() {
-            tracing::warn!(
-                "input closed; {} request(s) still running after the grace period were stopped",
-                conn.running()
-            );
+    let serving = async move {
+        let read = read(&conn, reader, &options, &jobs, &tx).await;
+        drop(jobs);
+        // The client can no longer answer requests the server sent it.
+        conn.input_closed();
+        let drained = read.is_ok() && tokio::time::timeout(options.shutdown_grace, &mut dispatcher).await.is_ok();
+        if !drained {
+            if read.is_ok() {
+                tracing::warn!(
+                    "input closed; {} request(s) still running after the grace period were stopped",
+                    conn.running()
+                );
+            }
+            // Its requests are dropped with it.
+            dispatcher.abort();
+            let _ = dispatcher.await;
         }
-        // Its requests are dropped with it.
-        dispatcher.abort();
-        let _ = dispatcher.await;
-    }
-    // The writer ends when the last sender is gone; the connection holds one for server-to-client requests.
-    drop(conn);
-    drop(tx);
-    writer.await.map_err(std::io::Error::other)??;
+        // The writer ends when the last sender is gone; the connection holds one for server-to-client
+        // requests.
+        drop(conn);
+        drop(tx);
+        read
+    };
+    // The writer runs in the reader's task: a reply the reader makes wakes no other thread to be written.
+    let (read, written) = tokio::join!(serving, write_lines(rx, writer, reply_limit));
+    written?;
     read
 }
 
