@@ -7,7 +7,7 @@ use crate::flow::{Resume, Suspension};
 use crate::protocol::{ClientCapabilities, InputRequests, InputRequiredResult, InputResponses};
 use crate::protocol::{ErrorObject, codes};
 use crate::server::Server;
-use crate::state::{Binding, INVALID_STATE_MESSAGE};
+use crate::state::{Binding, INVALID_STATE_MESSAGE, Resumed, StateError};
 use serde_json::value::RawValue;
 use std::time::SystemTime;
 
@@ -28,12 +28,14 @@ struct CarryRef<'a> {
     nonce: Option<&'a str>,
 }
 
+/// [`CarryRef`] as opened: both parts borrowed from the token's text. The input requests are parsed only
+/// when the retry leaves one unanswered; otherwise only their keys are read.
 #[derive(serde::Deserialize)]
-struct Carry {
-    #[serde(rename = "l")]
-    locals: Box<RawValue>,
-    #[serde(rename = "a")]
-    asked: InputRequests,
+struct Carry<'a> {
+    #[serde(rename = "l", borrow)]
+    locals: &'a RawValue,
+    #[serde(rename = "a", borrow)]
+    asked: &'a RawValue,
 }
 
 /// What a retry's state opens to.
@@ -53,14 +55,26 @@ pub(crate) fn open(
     responses: Option<InputResponses>,
 ) -> Result<Opened, Error> {
     let opened = server.state_codec()?.open(&token, binding)?;
-    let carry: Carry = opened.restore()?;
+    let carry: Carry<'_> = opened.restore()?;
     let responses = responses.unwrap_or_default();
-    if carry.asked.keys().any(|key| !responses.contains_key(key)) {
-        let again = InputRequiredResult { input_requests: Some(carry.asked), request_state: Some(token) };
+    let keys: std::collections::BTreeMap<std::borrow::Cow<'_, str>, serde::de::IgnoredAny> =
+        carry_part(&opened, carry.asked)?;
+    if keys.keys().any(|key| !responses.contains_key(key.as_ref())) {
+        let asked: InputRequests = carry_part(&opened, carry.asked)?;
+        let again = InputRequiredResult { input_requests: Some(asked), request_state: Some(token) };
         return Ok(Opened::AskAgain(again));
     }
     let ticket = Ticket { id: *opened.id(), expires: opened.expires_at() };
-    Ok(Opened::Resume(Resume { step: opened.step(), locals: carry.locals, responses }, ticket))
+    Ok(Opened::Resume(Resume { step: opened.step(), locals: carry.locals.to_owned(), responses }, ticket))
+}
+
+/// A part of an authentic token's carry, parsed as `T` (refused like the whole carry when it doesn't fit).
+fn carry_part<'a, T: serde::Deserialize<'a>>(opened: &Resumed, part: &'a RawValue) -> Result<T, Error> {
+    serde_json::from_str(part.get()).map_err(|e| {
+        let e = StateError::Undecodable { line: e.line(), column: e.column() };
+        tracing::warn!(step = opened.step(), reason = e.kind(), "requestState refused: {e}");
+        Error::from(e)
+    })
 }
 
 /// Which token a round resumed from, and until when it is accepted.
