@@ -249,16 +249,19 @@ pub fn suspend<P: Point, const N: usize>(
 }
 
 fn encode_locals<const N: usize>(locals: [CarriedLocal; N]) -> Result<Box<RawValue>, Error> {
-    let mut json = String::from("[");
-    for (i, CarriedLocal(local)) in locals.into_iter().enumerate() {
-        let local = local.map_err(|e| Error::from(StateError::Unserializable(e.to_string())))?;
-        if i > 0 {
-            json.push(',');
-        }
-        json.push_str(local.get());
+    let unserializable = |e: &serde_json::Error| Error::from(StateError::Unserializable(e.to_string()));
+    if let Some(CarriedLocal(Err(e))) = locals.iter().find(|local| local.0.is_err()) {
+        return Err(unserializable(e));
     }
-    json.push(']');
-    RawValue::from_string(json).map_err(|e| Error::from(StateError::Unserializable(e.to_string())))
+    // Serialized as a sequence of the raw elements: one copy of each, and `to_raw_value` takes the text as
+    // it wrote it (joining by hand would need `RawValue::from_string`, which parses the whole array again).
+    struct Array<'a, const N: usize>(&'a [CarriedLocal; N]);
+    impl<const N: usize> Serialize for Array<'_, N> {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serializer.collect_seq(self.0.iter().filter_map(|CarriedLocal(local)| local.as_ref().ok()))
+        }
+    }
+    serde_json::value::to_raw_value(&Array(&locals)).map_err(|e| unserializable(&e))
 }
 
 /// The answer to the ask at `key`, typed by the ask's witness. A malformed answer ends the round with
@@ -273,21 +276,22 @@ pub async fn answer<P: Point>(
     P::resume(slot, key, answers).await
 }
 
-/// The carried locals of a resumed round, to be taken one by one in the order they were carried.
+/// The carried locals of a resumed round, to be taken one by one in the order they were carried. They borrow
+/// the round's locals text, so opening them finds where each one is and copies nothing.
 #[derive(Debug)]
-pub struct Locals {
-    values: std::vec::IntoIter<Box<RawValue>>,
+pub struct Locals<'a> {
+    values: std::vec::IntoIter<&'a RawValue>,
 }
 
 /// Opens the carried locals of a resumed round (a JSON array, one element per local).
-pub async fn restore(slot: &Slot, locals: &RawValue) -> Locals {
-    match serde_json::from_str::<Vec<Box<RawValue>>>(locals.get()) {
+pub async fn restore<'a>(slot: &Slot, locals: &'a RawValue) -> Locals<'a> {
+    match serde_json::from_str::<Vec<&'a RawValue>>(locals.get()) {
         Ok(values) => Locals { values: values.into_iter() },
         Err(e) => match slot.fail(undecodable(&e)).await {},
     }
 }
 
-impl Locals {
+impl Locals<'_> {
     /// The next carried local, decoded by its witness.
     pub async fn take<T>(&mut self, slot: &Slot, witness: &LocalWitness<T>) -> T {
         let decoded = match self.values.next() {

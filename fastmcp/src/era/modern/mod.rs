@@ -241,16 +241,20 @@ async fn serve_call(
         // Lists and completions: one round.
         return outcome(prepared.run(ctx, None, TaskPoints::PassThrough).await);
     }
-    // Digesting the arguments parses them: only a round that opens or seals state does it.
+    // Digesting the arguments parses them: only a round that opens or seals state does it, and once (a
+    // middle round seals with the binding it opened with).
     let binding = || prepared.binding().ok_or_else(|| Error::internal("a suspending request has no state binding"));
+    let mut bound = None;
     let one_time = tool.is_some_and(|t| t.once);
     let (resume, ticket) = match request_state {
         None => (None, None),
-        Some(token) => match binding().and_then(|b| state::open(server, &b, token, input_responses.take())) {
-            Ok(state::Opened::Resume(resume, ticket)) => (Some(resume), one_time.then_some(ticket)),
-            Ok(state::Opened::AskAgain(again)) => return Wire::InputRequired(again),
-            Err(e) => return Wire::Error(e),
-        },
+        Some(token) => {
+            match binding().and_then(|b| state::open(server, bound.insert(b), token, input_responses.take())) {
+                Ok(state::Opened::Resume(resume, ticket)) => (Some(resume), one_time.then_some(ticket)),
+                Ok(state::Opened::AskAgain(again)) => return Wire::InputRequired(again),
+                Err(e) => return Wire::Error(e),
+            }
+        }
     };
     if let Some(ticket) = &ticket
         && let Err(e) = ticket.claim(server).await
@@ -275,7 +279,9 @@ async fn serve_call(
             task(Some(Resume { step: s.step, locals: s.locals, responses: Default::default() })).await
         }
         Outcome::Suspended(s) => {
-            let sealed = binding().and_then(|b| state::seal(server, ctx.client_capabilities(), &b, s, one_time));
+            let sealed = bound
+                .map_or_else(binding, Ok)
+                .and_then(|b| state::seal(server, ctx.client_capabilities(), &b, s, one_time));
             sealed.map_or_else(Wire::Error, Wire::InputRequired)
         }
         other => outcome(other),

@@ -4,10 +4,10 @@
 
 use crate::error::Error;
 use crate::flow::{Resume, Suspension};
-use crate::protocol::{ClientCapabilities, InputRequests, InputRequiredResult, InputResponses};
+use crate::protocol::{ClientCapabilities, InputRequest, InputRequests, InputRequiredResult, InputResponses};
 use crate::protocol::{ErrorObject, codes};
 use crate::server::Server;
-use crate::state::{Binding, INVALID_STATE_MESSAGE};
+use crate::state::{Binding, INVALID_STATE_MESSAGE, Resumed, StateError};
 use serde_json::value::RawValue;
 use std::time::SystemTime;
 
@@ -20,7 +20,7 @@ pub(crate) const CONSUMED_REASON: &str = "request_state_consumed";
 struct CarryRef<'a> {
     #[serde(rename = "l")]
     locals: &'a RawValue,
-    #[serde(rename = "a")]
+    #[serde(rename = "a", serialize_with = "asked_directly")]
     asked: &'a InputRequests,
     /// One-time flows: random bits, so two rounds that are otherwise identical (same request, same
     /// millisecond) still get tokens with different ids.
@@ -28,12 +28,38 @@ struct CarryRef<'a> {
     nonce: Option<&'a str>,
 }
 
+/// [`CarryRef`] as opened: both parts borrowed from the token's text. The input requests are parsed only
+/// when the retry leaves one unanswered; otherwise only their keys are read.
+/// The round's input requests as [`InputRequest`]'s own `Serialize` writes them (`{method, params}`), but
+/// straight from the params: that impl goes through a `serde_json::Value` per request, which cost ~13k
+/// instructions of the ~48k of a seal in the `deploy` profile. [`InputRequest`]'s `Deserialize` reads it back.
+fn asked_directly<S: serde::Serializer>(asked: &&InputRequests, s: S) -> Result<S::Ok, S::Error> {
+    #[derive(serde::Serialize)]
+    struct Direct<'a, P: serde::Serialize> {
+        method: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        params: Option<&'a P>,
+    }
+    struct One<'a>(&'a InputRequest);
+    impl serde::Serialize for One<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let method = self.0.method();
+            match self.0 {
+                InputRequest::Elicit(p) => Direct { method, params: Some(p) }.serialize(s),
+                InputRequest::CreateMessage(p) => Direct { method, params: Some(p) }.serialize(s),
+                InputRequest::ListRoots => Direct::<()> { method, params: None }.serialize(s),
+            }
+        }
+    }
+    s.collect_map(asked.iter().map(|(key, request)| (key, One(request))))
+}
+
 #[derive(serde::Deserialize)]
-struct Carry {
-    #[serde(rename = "l")]
-    locals: Box<RawValue>,
-    #[serde(rename = "a")]
-    asked: InputRequests,
+struct Carry<'a> {
+    #[serde(rename = "l", borrow)]
+    locals: &'a RawValue,
+    #[serde(rename = "a", borrow)]
+    asked: &'a RawValue,
 }
 
 /// What a retry's state opens to.
@@ -53,14 +79,26 @@ pub(crate) fn open(
     responses: Option<InputResponses>,
 ) -> Result<Opened, Error> {
     let opened = server.state_codec()?.open(&token, binding)?;
-    let carry: Carry = opened.restore()?;
+    let carry: Carry<'_> = opened.restore()?;
     let responses = responses.unwrap_or_default();
-    if carry.asked.keys().any(|key| !responses.contains_key(key)) {
-        let again = InputRequiredResult { input_requests: Some(carry.asked), request_state: Some(token) };
+    let keys: std::collections::BTreeMap<std::borrow::Cow<'_, str>, serde::de::IgnoredAny> =
+        carry_part(&opened, carry.asked)?;
+    if keys.keys().any(|key| !responses.contains_key(key.as_ref())) {
+        let asked: InputRequests = carry_part(&opened, carry.asked)?;
+        let again = InputRequiredResult { input_requests: Some(asked), request_state: Some(token) };
         return Ok(Opened::AskAgain(again));
     }
     let ticket = Ticket { id: *opened.id(), expires: opened.expires_at() };
-    Ok(Opened::Resume(Resume { step: opened.step(), locals: carry.locals, responses }, ticket))
+    Ok(Opened::Resume(Resume { step: opened.step(), locals: carry.locals.to_owned(), responses }, ticket))
+}
+
+/// A part of an authentic token's carry, parsed as `T` (refused like the whole carry when it doesn't fit).
+fn carry_part<'a, T: serde::Deserialize<'a>>(opened: &Resumed, part: &'a RawValue) -> Result<T, Error> {
+    serde_json::from_str(part.get()).map_err(|e| {
+        let e = StateError::Undecodable { line: e.line(), column: e.column() };
+        tracing::warn!(step = opened.step(), reason = e.kind(), "requestState refused: {e}");
+        Error::from(e)
+    })
 }
 
 /// Which token a round resumed from, and until when it is accepted.
@@ -70,8 +108,16 @@ pub(crate) struct Ticket {
 }
 
 impl Ticket {
+    /// `consumed:` and the id in lowercase hex (by hand: `format!` per byte cost ~11k instructions a key).
     fn key(&self) -> String {
-        format!("consumed:{}", crate::ids::hex(&self.id))
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut key = String::with_capacity(9 + 2 * self.id.len());
+        key.push_str("consumed:");
+        for b in self.id {
+            key.push(char::from(DIGITS[usize::from(b >> 4)]));
+            key.push(char::from(DIGITS[usize::from(b & 0xf)]));
+        }
+        key
     }
 
     /// Claims the token for the one round of a one-time flow that may run from it: `-32602`
@@ -137,5 +183,42 @@ pub(crate) fn answered_upfront(
             *responses = other;
             Err(suspension)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CarryRef, Ticket};
+    use crate::protocol::{InputRequest, InputRequests};
+    use serde_json::{json, value::RawValue};
+    use std::time::SystemTime;
+
+    /// The carry's input requests are written as `InputRequest`'s own `Serialize` writes them, so they read
+    /// back as the same requests.
+    #[test]
+    fn carried_input_requests_are_written_as_input_request_writes_them() {
+        let elicit = json!({"method": "elicitation/create", "params": {"mode": "form", "message": "Deploy?",
+            "requestedSchema": {"type": "object", "properties": {"confirm": {"type": "boolean"}}}}});
+        let sample = json!({"method": "sampling/createMessage", "params": {"messages": [{"role": "user",
+            "content": {"type": "text", "text": "notes"}}], "maxTokens": 200, "temperature": 0.5}});
+        let roots = json!({"method": "roots/list"});
+        let asked: InputRequests = serde_json::from_value(json!({"a": elicit, "b": sample, "c": roots})).unwrap();
+        let carry = CarryRef { locals: &RawValue::from_string("[1]".into()).unwrap(), asked: &asked, nonce: None };
+        let written = serde_json::to_string(&carry).unwrap();
+        let expected = format!(r#"{{"l":[1],"a":{}}}"#, serde_json::to_string(&asked).unwrap());
+        assert_eq!(written, expected);
+        let back: serde_json::Value = serde_json::from_str(&written).unwrap();
+        assert_eq!(serde_json::from_value::<InputRequests>(back["a"].clone()).unwrap(), asked);
+        assert!(matches!(asked["c"], InputRequest::ListRoots));
+    }
+
+    #[test]
+    fn a_ticket_key_is_the_id_in_lowercase_hex() {
+        let mut id = [0u8; 16];
+        for (i, b) in id.iter_mut().enumerate() {
+            *b = u8::try_from(i * 17).unwrap() ^ 0xa5;
+        }
+        let ticket = Ticket { id, expires: SystemTime::now() };
+        assert_eq!(ticket.key(), format!("consumed:{}", crate::ids::hex(&id)));
     }
 }
