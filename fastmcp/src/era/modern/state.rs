@@ -28,8 +28,6 @@ struct CarryRef<'a> {
     nonce: Option<&'a str>,
 }
 
-/// [`CarryRef`] as opened: both parts borrowed from the token's text. The input requests are parsed only
-/// when the retry leaves one unanswered; otherwise only their keys are read.
 /// The round's input requests as [`InputRequest`]'s own `Serialize` writes them (`{method, params}`), but
 /// straight from the params: that impl goes through a `serde_json::Value` per request, which cost ~13k
 /// instructions of the ~48k of a seal in the `deploy` profile. [`InputRequest`]'s `Deserialize` reads it back.
@@ -54,6 +52,8 @@ fn asked_directly<S: serde::Serializer>(asked: &&InputRequests, s: S) -> Result<
     s.collect_map(asked.iter().map(|(key, request)| (key, One(request))))
 }
 
+/// [`CarryRef`] as opened: both parts borrowed from the token's text. The input requests are parsed only
+/// when the retry leaves one unanswered; otherwise only their keys are read.
 #[derive(serde::Deserialize)]
 struct Carry<'a> {
     #[serde(rename = "l", borrow)]
