@@ -174,6 +174,39 @@ async fn past_the_cap_requests_wait_and_all_complete() {
     s.close().await;
 }
 
+/// A client that writes far ahead and reads in spurts, so replies back up while slots free and fill: every
+/// request is answered. (A request the reader ran itself and had to hand on, holding its slot, once queued
+/// behind one waiting for a slot: both waited for ever.)
+#[tokio::test]
+async fn a_client_reading_in_spurts_gets_every_answer() {
+    let mut s = Server::spawn(&[("HARDENED_MAX_IN_FLIGHT", "2")]);
+    s.initialize("2025-11-25", json!({})).await;
+    const CALLS: usize = 6_000;
+    let mut stdin = s.stdin.take().unwrap();
+    let writer = tokio::spawn(async move {
+        for i in 0..CALLS {
+            let line = call(&format!("s{i}"), "echo", json!({"text": "z".repeat(200)})).to_string();
+            stdin.write_all(line.as_bytes()).await.unwrap();
+            stdin.write_all(b"\n").await.unwrap();
+        }
+        stdin.flush().await.unwrap();
+        stdin
+    });
+    let mut answered = vec![false; CALLS];
+    for n in 0..CALLS {
+        if n % 700 == 0 {
+            tokio::time::sleep(Duration::from_millis(30)).await;
+        }
+        let reply = s.recv().await;
+        let i: usize = reply["id"].as_str().and_then(|id| id.strip_prefix('s')?.parse().ok()).expect("an id");
+        assert_eq!(text(&reply).len(), 200, "{reply}");
+        assert!(!std::mem::replace(&mut answered[i], true), "answered twice: {reply}");
+    }
+    s.stdin = Some(writer.await.unwrap());
+    s.still_serves().await;
+    s.close().await;
+}
+
 #[tokio::test]
 async fn batch_entries_count_against_the_cap() {
     let mut s = Server::spawn(&[("HARDENED_MAX_IN_FLIGHT", "2")]);

@@ -17,13 +17,13 @@
 //! reading until the queue is full too. At end of input, running and queued requests get a grace period to
 //! finish.
 //!
-//! The common request needs neither task: when a slot is free, the reader runs it at once, and a request
-//! that finishes without waiting on anything (most tool calls) is answered with no task spawned and no
-//! hand-over. One that waits is handed to the dispatcher as it stands, to go on in a task of its own. It may
-//! start before requests still queued: a slot is free only when none of them waits for one, so they are
-//! merely not yet started, and requests on a connection run concurrently anyway. (A handler that computes
-//! for long without awaiting holds up the reader meanwhile, as it would hold up any task on its worker
-//! thread.)
+//! The common request needs neither task: when the queue is idle and a slot is free, the reader runs it at
+//! once, and a request that finishes without waiting on anything (most tool calls) is answered with no task
+//! spawned and no hand-over. One that waits is handed to the dispatcher as it stands, holding its slot, to go
+//! on in a task of its own. That hand-over needs the idle queue: behind a queued request that waits for a
+//! slot, a request holding one would never start, and with every slot so held, nothing would. (A handler
+//! that computes for long without awaiting holds up the reader meanwhile, as it would hold up any task on
+//! its worker thread.)
 
 use super::lines::{Line, LineReader, write_lines};
 use crate::auth::AccessToken;
@@ -74,6 +74,11 @@ impl Queue {
         // `max` fits in a u32 (`FastMcp::max_in_flight_per_connection` clamps it); the semaphore is never closed.
         let room = self.room.clone().acquire_many_owned(requests as u32).await.expect("the queue is never closed");
         self.jobs.send((job, room)).is_ok()
+    }
+
+    /// Whether every job queued so far has started: nothing queued waits for a slot, or will.
+    fn is_idle(&self) -> bool {
+        self.room.available_permits() == self.max
     }
 }
 
@@ -215,7 +220,9 @@ async fn read<R: AsyncRead + Unpin>(
                 }
                 Ok(Message::Request(req)) => {
                     let req = conn.enter(*req);
-                    match conn.try_slot() {
+                    // Only when the queue is idle: a request that has to wait is queued holding its slot,
+                    // and behind a request that waits for a slot it would never start.
+                    match jobs.is_idle().then(|| conn.try_slot()).flatten() {
                         Some(slot) => match run_now(conn.clone(), req, slot, tx.clone()) {
                             None => continue,
                             Some(waiting) => Job::Started(waiting),
