@@ -46,6 +46,9 @@ fn is_visible(b: u8) -> bool {
 /// `MCP-Protocol-Version`: a cross-check of the body on modern requests, the version of a legacy request
 /// served without a session.
 pub(crate) const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+/// The modern request's standard headers besides the version, cross-checked against its body.
+pub(crate) const METHOD_HEADER: &str = "mcp-method";
+pub(crate) const NAME_HEADER: &str = "mcp-name";
 
 /// One inbound message.
 pub(crate) enum Message {

@@ -9,7 +9,10 @@ mod legacy;
 mod modern;
 mod request_meta;
 
-pub(crate) use classify::{Answer, Classified, Delivery, Headers, Message, SessionUse, Status, batch, parse};
+pub(crate) use classify::{
+    Answer, Classified, Delivery, Headers, METHOD_HEADER, Message, NAME_HEADER, PROTOCOL_VERSION_HEADER, SessionUse,
+    Status, batch, parse,
+};
 pub(crate) use connection::{Batch, BatchReply, Connection, Entered, Stream};
 pub(crate) use engine::Engine;
 pub(crate) use legacy::{CloseStream, SessionRecord};

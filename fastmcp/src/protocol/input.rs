@@ -29,29 +29,39 @@ impl InputRequest {
     }
 }
 
-#[derive(Serialize, Deserialize)]
+/// The wire shape, read: `method` first decides what `params` are.
+#[derive(Deserialize)]
 struct RawInputRequest {
     method: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     params: Option<Value>,
+}
+
+/// The wire shape, written straight from the params: through a `Value` each request cost ~13k instructions
+/// of the ~48k of a seal in the `deploy` profile.
+#[derive(Serialize)]
+struct WireInputRequest<'a, P: Serialize> {
+    method: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<&'a P>,
 }
 
 impl Serialize for InputRequest {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let params = match self {
-            Self::Elicit(p) => Some(serde_json::to_value(p).map_err(serde::ser::Error::custom)?),
-            Self::CreateMessage(p) => Some(serde_json::to_value(p).map_err(serde::ser::Error::custom)?),
-            Self::ListRoots => None,
-        };
-        RawInputRequest { method: self.method().to_owned(), params }.serialize(s)
+        let method = self.method();
+        match self {
+            Self::Elicit(p) => WireInputRequest { method, params: Some(p) }.serialize(s),
+            Self::CreateMessage(p) => WireInputRequest { method, params: Some(p) }.serialize(s),
+            Self::ListRoots => WireInputRequest::<()> { method, params: None }.serialize(s),
+        }
     }
 }
 
 impl<'de> Deserialize<'de> for InputRequest {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let raw = RawInputRequest::deserialize(d)?;
-        let params = || raw.params.clone().ok_or_else(|| D::Error::missing_field("params"));
-        match raw.method.as_str() {
+        let RawInputRequest { method, params } = RawInputRequest::deserialize(d)?;
+        let params = || params.ok_or_else(|| D::Error::missing_field("params"));
+        match method.as_str() {
             METHOD_ELICIT => serde_json::from_value(params()?).map(Self::Elicit).map_err(D::Error::custom),
             METHOD_CREATE_MESSAGE => {
                 serde_json::from_value(params()?).map(Self::CreateMessage).map_err(D::Error::custom)
@@ -284,4 +294,34 @@ pub struct Root {
     pub name: Option<String>,
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Each kind is written as the wire's `{method, params}` (no `params` for roots) and reads back the same.
+    #[test]
+    fn input_requests_are_written_as_the_wire_has_them() {
+        let elicit = json!({"method": "elicitation/create", "params": {"mode": "form", "message": "Deploy?",
+            "requestedSchema": {"type": "object", "properties": {"confirm": {"type": "boolean"}}}}});
+        let sample = json!({"method": "sampling/createMessage", "params": {"messages": [{"role": "user",
+            "content": {"type": "text", "text": "notes"}}], "maxTokens": 200, "temperature": 0.5}});
+        let roots = json!({"method": "roots/list"});
+        let wire = json!({"a": elicit, "b": sample, "c": roots});
+        let asked: InputRequests = serde_json::from_value(wire.clone()).unwrap();
+        assert!(matches!(asked["c"], InputRequest::ListRoots));
+        let written = serde_json::to_string(&asked).unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&written).unwrap(), wire);
+        assert_eq!(serde_json::from_str::<InputRequests>(&written).unwrap(), asked);
+    }
+
+    #[test]
+    fn an_input_request_without_its_params_or_of_an_unknown_method_is_refused() {
+        let missing = serde_json::from_value::<InputRequest>(json!({"method": "elicitation/create"}));
+        assert!(missing.unwrap_err().to_string().contains("missing field `params`"));
+        let unknown = serde_json::from_value::<InputRequest>(json!({"method": "tools/call", "params": {}}));
+        assert!(unknown.unwrap_err().to_string().contains("unknown input request method `tools/call`"));
+    }
 }

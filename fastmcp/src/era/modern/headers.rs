@@ -2,16 +2,13 @@
 //! `Mcp-Method`, `Mcp-Name`) and the `Mcp-Param-*` mirrored arguments, each equal to what the body says, as
 //! the body was parsed (once) for dispatch, so what gateways route on is what the server serves.
 
-use crate::era::classify::{Body, Headers, PROTOCOL_VERSION_HEADER};
+use crate::era::classify::{Body, Headers, METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION_HEADER};
 use crate::era::request_meta::RequestMeta;
 use crate::protocol::param_headers::{ParamHeader, ParamKind, decode};
 use crate::server::registry::ToolEntry;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-
-const METHOD: &str = "mcp-method";
-const NAME: &str = "mcp-name";
 
 /// A cross-checked header is sent at most once (`shown` is its name as the spec spells it).
 fn sent_once(headers: &dyn Headers, name: &str, shown: &dyn std::fmt::Display) -> Result<(), String> {
@@ -48,7 +45,7 @@ pub(crate) fn mirrored(method: &str) -> Option<&'static str> {
 /// params name, where the method has one. Names compare case-insensitively (header maps), values exactly
 /// after trimming optional whitespace. The error says what disagrees (`-32020` on the wire).
 pub(crate) fn check_standard(headers: &dyn Headers, method: &str, body: &Body) -> Result<(), String> {
-    match single(headers, METHOD, "Mcp-Method")? {
+    match single(headers, METHOD_HEADER, "Mcp-Method")? {
         None => return Err("Mcp-Method is required".into()),
         Some(m) if m != method => return Err(format!("Mcp-Method is {m} but the body's method is {method}")),
         _ => {}
@@ -59,7 +56,7 @@ pub(crate) fn check_standard(headers: &dyn Headers, method: &str, body: &Body) -
         Body::TaskGet(id) | Body::TaskCancel(id) | Body::TaskUpdate { task_id: id, .. } => Some(id.as_str()),
         _ => None,
     };
-    match (single(headers, NAME, "Mcp-Name")?, named) {
+    match (single(headers, NAME_HEADER, "Mcp-Name")?, named) {
         (None, _) => Err(format!("Mcp-Name is required for {method}")),
         (Some(h), Some(b)) if h != b => Err(format!("Mcp-Name is {h} but the body's {key} is {b}")),
         _ => Ok(()),

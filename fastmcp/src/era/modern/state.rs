@@ -4,7 +4,7 @@
 
 use crate::error::Error;
 use crate::flow::{Resume, Suspension};
-use crate::protocol::{ClientCapabilities, InputRequest, InputRequests, InputRequiredResult, InputResponses};
+use crate::protocol::{ClientCapabilities, InputRequests, InputRequiredResult, InputResponses};
 use crate::protocol::{ErrorObject, codes};
 use crate::server::Server;
 use crate::state::{Binding, INVALID_STATE_MESSAGE, Resumed, StateError};
@@ -20,36 +20,12 @@ pub(crate) const CONSUMED_REASON: &str = "request_state_consumed";
 struct CarryRef<'a> {
     #[serde(rename = "l")]
     locals: &'a RawValue,
-    #[serde(rename = "a", serialize_with = "asked_directly")]
+    #[serde(rename = "a")]
     asked: &'a InputRequests,
     /// One-time flows: random bits, so two rounds that are otherwise identical (same request, same
     /// millisecond) still get tokens with different ids.
     #[serde(rename = "n", skip_serializing_if = "Option::is_none")]
     nonce: Option<&'a str>,
-}
-
-/// The round's input requests as [`InputRequest`]'s own `Serialize` writes them (`{method, params}`), but
-/// straight from the params: that impl goes through a `serde_json::Value` per request, which cost ~13k
-/// instructions of the ~48k of a seal in the `deploy` profile. [`InputRequest`]'s `Deserialize` reads it back.
-fn asked_directly<S: serde::Serializer>(asked: &&InputRequests, s: S) -> Result<S::Ok, S::Error> {
-    #[derive(serde::Serialize)]
-    struct Direct<'a, P: serde::Serialize> {
-        method: &'static str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        params: Option<&'a P>,
-    }
-    struct One<'a>(&'a InputRequest);
-    impl serde::Serialize for One<'_> {
-        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let method = self.0.method();
-            match self.0 {
-                InputRequest::Elicit(p) => Direct { method, params: Some(p) }.serialize(s),
-                InputRequest::CreateMessage(p) => Direct { method, params: Some(p) }.serialize(s),
-                InputRequest::ListRoots => Direct::<()> { method, params: None }.serialize(s),
-            }
-        }
-    }
-    s.collect_map(asked.iter().map(|(key, request)| (key, One(request))))
 }
 
 /// [`CarryRef`] as opened: both parts borrowed from the token's text. The input requests are parsed only
@@ -188,29 +164,8 @@ pub(crate) fn answered_upfront(
 
 #[cfg(test)]
 mod tests {
-    use super::{CarryRef, Ticket};
-    use crate::protocol::{InputRequest, InputRequests};
-    use serde_json::{json, value::RawValue};
+    use super::Ticket;
     use std::time::SystemTime;
-
-    /// The carry's input requests are written as `InputRequest`'s own `Serialize` writes them, so they read
-    /// back as the same requests.
-    #[test]
-    fn carried_input_requests_are_written_as_input_request_writes_them() {
-        let elicit = json!({"method": "elicitation/create", "params": {"mode": "form", "message": "Deploy?",
-            "requestedSchema": {"type": "object", "properties": {"confirm": {"type": "boolean"}}}}});
-        let sample = json!({"method": "sampling/createMessage", "params": {"messages": [{"role": "user",
-            "content": {"type": "text", "text": "notes"}}], "maxTokens": 200, "temperature": 0.5}});
-        let roots = json!({"method": "roots/list"});
-        let asked: InputRequests = serde_json::from_value(json!({"a": elicit, "b": sample, "c": roots})).unwrap();
-        let carry = CarryRef { locals: &RawValue::from_string("[1]".into()).unwrap(), asked: &asked, nonce: None };
-        let written = serde_json::to_string(&carry).unwrap();
-        let expected = format!(r#"{{"l":[1],"a":{}}}"#, serde_json::to_string(&asked).unwrap());
-        assert_eq!(written, expected);
-        let back: serde_json::Value = serde_json::from_str(&written).unwrap();
-        assert_eq!(serde_json::from_value::<InputRequests>(back["a"].clone()).unwrap(), asked);
-        assert!(matches!(asked["c"], InputRequest::ListRoots));
-    }
 
     #[test]
     fn a_ticket_key_is_the_id_in_lowercase_hex() {

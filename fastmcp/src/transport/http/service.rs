@@ -183,14 +183,14 @@ where
 /// The names the era adapters and this endpoint look up on every request, parsed once: a lookup by `&str`
 /// parses and lowercases the name each time.
 fn known(name: &str) -> Option<&'static header::HeaderName> {
-    static PROTOCOL_VERSION: header::HeaderName = header::HeaderName::from_static("mcp-protocol-version");
-    static METHOD: header::HeaderName = header::HeaderName::from_static("mcp-method");
-    static NAME: header::HeaderName = header::HeaderName::from_static("mcp-name");
+    static PROTOCOL_VERSION: header::HeaderName = header::HeaderName::from_static(era::PROTOCOL_VERSION_HEADER);
+    static METHOD: header::HeaderName = header::HeaderName::from_static(era::METHOD_HEADER);
+    static NAME: header::HeaderName = header::HeaderName::from_static(era::NAME_HEADER);
     static SESSION_ID: header::HeaderName = header::HeaderName::from_static(SESSION);
     match name {
-        "mcp-protocol-version" => Some(&PROTOCOL_VERSION),
-        "mcp-method" => Some(&METHOD),
-        "mcp-name" => Some(&NAME),
+        era::PROTOCOL_VERSION_HEADER => Some(&PROTOCOL_VERSION),
+        era::METHOD_HEADER => Some(&METHOD),
+        era::NAME_HEADER => Some(&NAME),
         SESSION => Some(&SESSION_ID),
         "accept" => Some(&header::ACCEPT),
         "content-type" => Some(&header::CONTENT_TYPE),
