@@ -150,7 +150,7 @@ impl Connection {
     /// Serves one legacy request outside any session (legacy HTTP without sessions, or a probe without a
     /// session id), at the version its `MCP-Protocol-Version` names (2025-03-26 when absent, as the spec says
     /// to assume); nothing can be pushed to the client.
-    pub async fn serve_alone(engine: &Arc<Engine>, req: Classified, headers: &dyn Headers) -> Answer {
+    pub async fn serve_alone(engine: &Arc<Engine>, req: Box<Classified>, headers: &dyn Headers) -> Answer {
         let session = if req.route == Route::Probe {
             Session::default()
         } else if req.is_sequential() {
@@ -271,13 +271,13 @@ impl Connection {
     /// Serves one request; returns the response's JSON text, or `None` when the client cancelled it (then the
     /// handler's future was dropped and no response is due). Its notifications and server-to-client requests
     /// go on `stream` when it has its own (an HTTP session's request), else on the connection's.
-    pub async fn serve(&self, req: Classified, stream: Option<Stream>) -> Option<String> {
+    pub async fn serve(&self, req: Box<Classified>, stream: Option<Stream>) -> Option<String> {
         self.run(self.enter(req), stream).await
     }
 
     /// Registers a request as in flight before it is served, so a cancellation that arrives while it waits
     /// (for a slot, say) reaches it: then it is answered with nothing as soon as it is run.
-    pub fn enter(&self, mut req: Classified) -> Entered {
+    pub fn enter(&self, mut req: Box<Classified>) -> Entered {
         if req.caller.is_none() {
             req.caller = self.caller.clone();
         }
@@ -297,7 +297,7 @@ impl Connection {
         let serve = async {
             match req.route {
                 Route::Modern => {
-                    let admitted = match self.engine.admit(req, None) {
+                    let admitted = match self.engine.admit(*req, None) {
                         Ok(admitted) => admitted,
                         Err(refused) => return refused.json,
                     };
@@ -325,7 +325,7 @@ impl Connection {
                             cancel: cancel.clone(),
                         },
                     };
-                    legacy::serve(&self.engine.server, &self.session, req, channel).instrument(span).await
+                    legacy::serve(&self.engine.server, &self.session, *req, channel).instrument(span).await
                 }
             }
         };
@@ -385,7 +385,7 @@ impl Connection {
                     Some(&req.id),
                     &ErrorObject::invalid_request(format!("`{}` must not be part of a batch", req.method)),
                 )),
-                Ok(Message::Request(req)) => requests.push(self.enter(*req)),
+                Ok(Message::Request(req)) => requests.push(self.enter(req)),
                 Ok(Message::Notification(note)) => {
                     self.notification(note);
                 }
@@ -442,7 +442,8 @@ pub(crate) enum Batch {
 
 /// A request in flight, not yet served ([`Connection::enter`]).
 pub(crate) struct Entered {
-    req: Classified,
+    /// Boxed as parsed: every layer of the request's future would otherwise hold its ~400 bytes.
+    req: Box<Classified>,
     cancel: CancellationToken,
 }
 

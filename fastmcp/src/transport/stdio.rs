@@ -212,14 +212,14 @@ async fn read<R: AsyncRead + Unpin>(
                 }
                 Ok(Message::Request(req)) if req.is_sequential() => {
                     let (done, served) = oneshot::channel();
-                    if !jobs.push(Job::Alone(conn.enter(*req), done)).await {
+                    if !jobs.push(Job::Alone(conn.enter(req), done)).await {
                         break;
                     }
                     let _ = served.await;
                     continue;
                 }
                 Ok(Message::Request(req)) => {
-                    let req = conn.enter(*req);
+                    let req = conn.enter(req);
                     // Only when the queue is idle: a request that has to wait is queued holding its slot,
                     // and behind a request that waits for a slot it would never start.
                     match jobs.is_idle().then(|| conn.try_slot()).flatten() {

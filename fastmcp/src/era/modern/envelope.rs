@@ -14,7 +14,9 @@ use std::borrow::Cow;
 
 /// What a valid envelope establishes for one request.
 pub(crate) struct Envelope {
-    pub scope: Scope,
+    /// Boxed: the client's capabilities make it ~700 bytes, which every layer of the request's future would
+    /// otherwise hold and move.
+    pub scope: Box<Scope>,
     /// The log level the client asked for; none: no logs.
     pub log_level: Option<LoggingLevel>,
     pub progress_token: Option<ProgressToken>,
@@ -51,7 +53,7 @@ pub(crate) fn open(id: &RequestId, meta: RequestMeta) -> Result<Envelope, ErrorO
     let log_level = meta.log_level.map(|raw| value::<LoggingLevel>(META_LOG_LEVEL, &raw)).transpose()?;
     let progress_token =
         meta.progress_token.map(|raw| value::<ProgressToken>(META_PROGRESS_TOKEN, &raw)).transpose()?;
-    let scope = Scope { request_id: id.clone(), protocol_version, client_info, client_capabilities };
+    let scope = Box::new(Scope { request_id: id.clone(), protocol_version, client_info, client_capabilities });
     Ok(Envelope { scope, log_level, progress_token })
 }
 

@@ -163,18 +163,23 @@ impl Admitted {
                         auth: caller,
                         http,
                     };
-                    serve_call(server, registry, tasks, &Context::with(scope, extras), call, retry).await
+                    serve_call(server, registry, tasks, &Context::with(*scope, extras), call, retry).await
                 }
+                // Boxed: a steering future is as large as a tool call's, and this one state holds both.
                 Body::TaskGet(task) => {
-                    tasks::steer(tasks, &scope.client_capabilities, &method, &task, caller.as_deref(), Steer::Get).await
+                    let steer =
+                        tasks::steer(tasks, &scope.client_capabilities, &method, &task, caller.as_deref(), Steer::Get);
+                    Box::pin(steer).await
                 }
                 Body::TaskCancel(task) => {
-                    tasks::steer(tasks, &scope.client_capabilities, &method, &task, caller.as_deref(), Steer::Cancel)
+                    let caller = caller.as_deref();
+                    Box::pin(tasks::steer(tasks, &scope.client_capabilities, &method, &task, caller, Steer::Cancel))
                         .await
                 }
                 Body::TaskUpdate { task_id, responses } => {
                     let steer = Steer::Update(responses);
-                    tasks::steer(tasks, &scope.client_capabilities, &method, &task_id, caller.as_deref(), steer).await
+                    let caller = caller.as_deref();
+                    Box::pin(tasks::steer(tasks, &scope.client_capabilities, &method, &task_id, caller, steer)).await
                 }
                 // Admission let through only the methods above: removed, unknown and invalid ones were answered.
                 Body::Initialize(_)
@@ -229,7 +234,8 @@ async fn serve_call(
     let task = async |resume: Option<Resume>| match &call {
         Call::Tool { name, arguments } => {
             let start = TaskStart { tool: name.clone(), arguments: arguments.clone(), resume };
-            tasks::create(server, tasks, ctx, start).await
+            // Boxed: rare, and as large as the round it would otherwise share a state with.
+            Box::pin(tasks::create(server, tasks, ctx, start)).await
         }
         _ => Wire::Error(Error::internal("only a tool call becomes a task")),
     };

@@ -456,7 +456,7 @@ impl Endpoint {
                     Ok(held) => held,
                     Err(over) => return over.response(Some(&req.id)),
                 };
-                holding(self.request(*req, &posted.headers, peer, &held).await, held)
+                holding(self.request(req, &posted.headers, peer, &held).await, held)
             }
             Ok(Message::Notification(note)) => {
                 self.to_session(headers, caller.as_deref(), text, |conn| conn.notification(note)).await
@@ -479,7 +479,7 @@ impl Endpoint {
     /// A request, where its classification says: stateless (modern), alone, or in its session.
     async fn request(
         self: Arc<Self>,
-        req: Classified,
+        req: Box<Classified>,
         headers: &HeaderMap,
         peer: Option<IpAddr>,
         held: &Held,
@@ -494,7 +494,7 @@ impl Endpoint {
     async fn legacy(
         self: Arc<Self>,
         session_use: SessionUse,
-        req: Classified,
+        req: Box<Classified>,
         headers: &HeaderMap,
         peer: Option<IpAddr>,
         held: &Held,
@@ -528,7 +528,7 @@ impl Endpoint {
 
     /// A modern request: admitted (headers against the body, envelope…), then served statelessly, as JSON
     /// or on a live stream. Closing that stream is cancellation on the modern protocol.
-    async fn modern(self: Arc<Self>, req: Classified, headers: &HeaderMap, peer: Option<IpAddr>) -> Response {
+    async fn modern(self: Arc<Self>, req: Box<Classified>, headers: &HeaderMap, peer: Option<IpAddr>) -> Response {
         // A long-lived stream (a subscription) takes its slot under the caps first.
         let slot = match req.delivery() {
             Delivery::Stream { keep_alive: true } => {
@@ -539,7 +539,7 @@ impl Endpoint {
             }
             _ => None,
         };
-        let admitted = match self.engine.admit(req, Some(headers)) {
+        let admitted = match self.engine.admit(*req, Some(headers)) {
             Ok(admitted) => admitted,
             Err(refused) => return self.answer(refused),
         };
@@ -569,7 +569,7 @@ impl Endpoint {
     async fn open_session(
         self: &Arc<Self>,
         sessions: &Arc<Sessions>,
-        req: Classified,
+        req: Box<Classified>,
         headers: &HeaderMap,
         peer: Option<IpAddr>,
     ) -> Response {
@@ -622,7 +622,7 @@ impl Endpoint {
     /// a cancellation there. What the request changed in the session is saved for other replicas once it
     /// is done. The call holds its place in the client's quota of requests until it ends, even if the
     /// client went away meanwhile: a client can't pile up calls it abandons.
-    async fn in_session(&self, sessions: &Arc<Sessions>, found: Found, req: Classified, held: &Held) -> Response {
+    async fn in_session(&self, sessions: &Arc<Sessions>, found: Found, req: Box<Classified>, held: &Held) -> Response {
         let Found { id, conn, log } = found;
         let request = req.id.clone();
         match req.delivery() {
