@@ -437,6 +437,16 @@ impl HttpReply {
     pub fn response(&self) -> Value {
         self.messages().pop().expect("a response")
     }
+
+    /// The last message, if the body holds one that parses: a stream cut short (its server killed, say)
+    /// may hold none.
+    pub fn try_response(&self) -> Option<Value> {
+        if self.header("content-type").is_some_and(|t| t.starts_with("text/event-stream")) {
+            sse_data(&self.body).pop().and_then(|d| serde_json::from_str(&d).ok())
+        } else {
+            serde_json::from_str(&self.body).ok()
+        }
+    }
 }
 
 fn sse_data(text: &str) -> Vec<String> {

@@ -503,9 +503,10 @@ async fn roam(
     let answer = sent.and_then(|reply| {
         let session = session.map(str::to_owned).or_else(|| reply.header("mcp-session-id").map(str::to_owned));
         match (reply.status, session) {
-            (200, Some(session)) => match reply.response() {
-                answer if answer.get("error").is_none() => Ok((session, answer, at)),
-                error => Err(error.to_string()),
+            (200, Some(session)) => match reply.try_response() {
+                Some(answer) if answer.get("error").is_none() => Ok((session, answer, at)),
+                Some(error) => Err(error.to_string()),
+                None => Err(format!("HTTP 200 without a response in its body: {:?}", reply.body)),
             },
             (status, _) => Err(format!("HTTP {status}: {}", reply.body)),
         }
@@ -795,8 +796,14 @@ async fn main() {
     tokio::time::sleep(Duration::from_secs(h.config.secs)).await;
     h.stop.store(true, Ordering::Relaxed);
     faults.iter().for_each(|f| f.abort());
+    // A worker that panicked stopped calling: the calls it did not make would go uncounted.
+    let mut panicked = 0;
     for worker in load {
-        let _ = tokio::time::timeout(CALL_TIMEOUT * 2, worker).await;
+        if let Ok(Err(e)) = tokio::time::timeout(CALL_TIMEOUT * 2, worker).await
+            && e.is_panic()
+        {
+            panicked += 1;
+        }
     }
     // What a dropped legacy call left behind ends with its round's timeout or the stream's end; give the
     // replicas a moment, then they must be back at their level of fds (replicas restarted meanwhile: their
@@ -809,7 +816,10 @@ async fn main() {
     }
     done.store(true, Ordering::Relaxed);
     let _ = sampling.await;
-    let verdict = summarize(&h, &series.lock().unwrap(), &baseline, &after);
+    let verdict = summarize(&h, &series.lock().unwrap(), &baseline, &after).and_then(|()| match panicked {
+        0 => Ok(()),
+        n => Err(format!("{n} load worker(s) panicked (see above)")),
+    });
     for i in 0..h.slots.len() {
         h.kill(i);
     }
