@@ -43,11 +43,16 @@ impl Reply {
         reply
     }
 
-    /// Whether the result names `key` anywhere (a key, not text inside a string: serde_json escapes a quote
-    /// within a string). A cheap test before the rare result that needs reading as a map.
-    pub fn mentions(&self, key: &str) -> bool {
+    /// Whether the result names one of `keys` anywhere as a key (`"key":`; not text inside a string, where
+    /// serde_json escapes a quote). A cheap test before the rare result that needs reading as a map: one pass
+    /// over the colons, not a substring search per key.
+    pub fn mentions_any(&self, keys: &[&str]) -> bool {
         let text = self.object.get();
-        text.match_indices(key).any(|(at, _)| text[..at].ends_with('"') && text[at + key.len()..].starts_with("\":"))
+        text.match_indices(':').any(|(at, _)| {
+            text[..at].strip_suffix('"').is_some_and(|before| {
+                keys.iter().any(|key| before.strip_suffix(key).is_some_and(|rest| rest.ends_with('"')))
+            })
+        })
     }
 
     /// The result's fields, read as a map (for the rare result whose fields an era must change).
@@ -105,5 +110,27 @@ impl Reply {
     /// About how long the written object is, to size buffers.
     pub fn len(&self) -> usize {
         self.object.get().len() + self.raw.as_ref().map_or(0, |(key, raw)| key.len() + raw.get().len() + 4)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Reply;
+    use serde_json::json;
+
+    const KEYS: [&str; 2] = ["_meta", "ttlMs"];
+
+    fn mentions(result: serde_json::Value) -> bool {
+        Reply::new(result, None).unwrap().mentions_any(&KEYS)
+    }
+
+    #[test]
+    fn a_key_is_found_at_any_depth_and_text_is_not_a_key() {
+        assert!(mentions(json!({"content": [], "_meta": {}})));
+        assert!(mentions(json!({"content": [{"type": "text", "text": "x", "ttlMs": 1}]})));
+        assert!(!mentions(json!({"content": [{"type": "text", "text": "_meta"}]})));
+        assert!(!mentions(json!({"text": "\"_meta\":1, \"ttlMs\": 2"})));
+        assert!(!mentions(json!({"x_meta": 1, "ttlMsx": 2, "url": "https://h:1/_meta"})));
+        assert!(!mentions(json!({})));
     }
 }

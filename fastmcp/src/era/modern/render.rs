@@ -30,7 +30,7 @@ pub(super) fn render(server: &Server, id: &RequestId, wire: Wire) -> String {
     });
     let server_info = &*inner.server_info_meta;
     // A result with a `_meta` of its own, or one of the fields this sets, is read as a map to merge them.
-    if OURS.iter().any(|key| reply.mentions(key)) {
+    if reply.mentions_any(&OURS) {
         let fields = reply.fields();
         return response_json(id, ModernResult { fields: &fields, result_type, cache, server_info });
     }
