@@ -219,6 +219,12 @@ async fn read<R: AsyncRead + Unpin>(
                     continue;
                 }
                 Ok(Message::Request(req)) => {
+                    // The writer shares this task, and a reader with input ready never lets it run: with its
+                    // queue full, give it a turn first, or this request finds no room for its reply and is
+                    // handed on, and every one after it with it.
+                    if tx.capacity() == 0 {
+                        tokio::task::yield_now().await;
+                    }
                     let req = conn.enter(req);
                     // Only when the queue is idle: a request that has to wait is queued holding its slot,
                     // and behind a request that waits for a slot it would never start.
