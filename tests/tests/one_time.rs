@@ -10,24 +10,31 @@
 use fastmcp::prelude::*;
 use fastmcp_tests::{InProcess, StdioClient, example_bin, first_text, modern_meta, send_http, serve_in_process};
 use serde_json::{Value, json};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
 #[elicit]
 struct Confirm {
     yes: bool,
 }
 
-/// Times each tool's final segment ran, so a test can tell "refused" from "ran and answered late".
-static WIPED: AtomicUsize = AtomicUsize::new(0);
-static PAID: AtomicUsize = AtomicUsize::new(0);
-static PREVIEWED: AtomicUsize = AtomicUsize::new(0);
+/// Times each call's final segment ran (by tool and argument), so a test can tell "refused" from "ran and
+/// answered late". Keyed by argument: the tests run at once, each with arguments of its own.
+static RAN: Mutex<BTreeMap<String, usize>> = Mutex::new(BTreeMap::new());
+
+fn count(call: String) {
+    *RAN.lock().unwrap().entry(call).or_default() += 1;
+}
+
+fn ran(call: &str) -> usize {
+    RAN.lock().unwrap().get(call).copied().unwrap_or(0)
+}
 
 /// Destructive: one-time without saying so.
 #[tool(destructive)]
 async fn wipe(disk: String) -> Result<String> {
     let answer = Confirm::elicit(format!("Wipe {disk}?")).ask().await?;
-    WIPED.fetch_add(1, Ordering::SeqCst);
+    count(format!("wipe {disk}"));
     Ok(format!("wiped {disk}: {}", answer.accepted().is_some_and(|c| c.yes)))
 }
 
@@ -35,7 +42,7 @@ async fn wipe(disk: String) -> Result<String> {
 #[tool(once)]
 async fn pay(amount: u32) -> Result<String> {
     let answer = Confirm::elicit(format!("Pay {amount}?")).ask().await?;
-    PAID.fetch_add(1, Ordering::SeqCst);
+    count(format!("pay {amount}"));
     Ok(format!("paid {amount}: {}", answer.accepted().is_some_and(|c| c.yes)))
 }
 
@@ -43,7 +50,7 @@ async fn pay(amount: u32) -> Result<String> {
 #[tool]
 async fn preview(page: u32) -> Result<String> {
     let answer = Confirm::elicit(format!("Preview {page}?")).ask().await?;
-    PREVIEWED.fetch_add(1, Ordering::SeqCst);
+    count(format!("preview {page}"));
     Ok(format!("previewed {page}: {}", answer.accepted().is_some_and(|c| c.yes)))
 }
 
@@ -87,16 +94,16 @@ fn assert_consumed(response: &Value) {
 #[tokio::test]
 async fn a_replayed_final_round_of_a_one_time_tool_is_refused_and_does_not_run() {
     let s = server().await;
-    for (name, arguments, runs, text) in [
-        ("wipe", json!({"disk": "sda"}), &WIPED, "wiped sda: true"),
-        ("pay", json!({"amount": 5}), &PAID, "paid 5: true"),
+    for (name, arguments, counted, text) in [
+        ("wipe", json!({"disk": "sda"}), "wipe sda", "wiped sda: true"),
+        ("pay", json!({"amount": 5}), "pay 5", "paid 5: true"),
     ] {
         let (answers, state) = final_round(&s, name, &arguments).await;
         let done = call(&s, name, arguments.clone(), Some((&answers, &state))).await;
         assert_eq!(first_text(&done["result"]), text, "{done}");
-        let ran = runs.load(Ordering::SeqCst);
+        let before = ran(counted);
         assert_consumed(&call(&s, name, arguments.clone(), Some((&answers, &state))).await);
-        assert_eq!(runs.load(Ordering::SeqCst), ran, "`{name}`'s final segment did not run again");
+        assert_eq!(ran(counted), before, "`{name}`'s final segment did not run again");
         // A new flow of the same call is a new token: it runs.
         let (answers, state) = final_round(&s, name, &arguments).await;
         let again = call(&s, name, arguments, Some((&answers, &state))).await;
@@ -120,7 +127,7 @@ async fn of_concurrent_replays_exactly_one_runs() {
     let s = Arc::new(server().await);
     let arguments = json!({"disk": "race"});
     let (answers, state) = final_round(&s, "wipe", &arguments).await;
-    let before = WIPED.load(Ordering::SeqCst);
+    let before = ran("wipe race");
     let sends: Vec<_> = (0..8)
         .map(|_| {
             let (s, answers, state, arguments) = (s.clone(), answers.clone(), state.clone(), arguments.clone());
@@ -134,8 +141,7 @@ async fn of_concurrent_replays_exactly_one_runs() {
     let complete = answered.iter().filter(|r| r["result"]["resultType"] == "complete").count();
     assert_eq!(complete, 1, "{answered:#?}");
     answered.iter().filter(|r| r.get("error").is_some()).for_each(assert_consumed);
-    // Other tests' wipes may run meanwhile, but none of theirs is named "race".
-    assert!(WIPED.load(Ordering::SeqCst) > before);
+    assert_eq!(ran("wipe race"), before + 1, "exactly one of the replays ran the final segment");
 }
 
 #[tokio::test]
