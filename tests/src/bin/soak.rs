@@ -663,13 +663,15 @@ async fn redis_restarter(h: Arc<Harness>) {
             return;
         }
         eprintln!("soak: t={}s restarting redis", h.started.elapsed().as_secs());
+        // Marked before the kill, as a replica is marked down before it is killed: a call that fails at
+        // once must find the fault already there.
+        h.slots.iter().for_each(Slot::mark_fault);
         let port = {
             let mut redis = h.redis.lock().unwrap();
             let redis = redis.as_mut().expect("redis runs");
             let _ = redis.child.start_kill();
             redis.port
         };
-        h.slots.iter().for_each(Slot::mark_fault);
         tokio::time::sleep(Duration::from_secs(2)).await;
         let child = start_redis(&binary, port).await;
         h.slots.iter().for_each(Slot::mark_fault);
