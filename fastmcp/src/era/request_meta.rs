@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use std::fmt;
 
 /// The keys of `_meta` the server reads, unparsed.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default)]
 pub(crate) struct RequestMeta {
     pub protocol_version: Option<Box<RawValue>>,
     pub client_capabilities: Option<Box<RawValue>>,
