@@ -376,6 +376,7 @@ pub async fn try_send_http(
     headers: &[(&str, &str)],
     body: &str,
 ) -> Result<HttpReply, String> {
+    use std::io::ErrorKind;
     use tokio::io::AsyncReadExt;
     let mut stream = tokio::net::TcpStream::connect(addr).await.map_err(|e| format!("connect: {e}"))?;
     let mut request = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
@@ -386,13 +387,27 @@ pub async fn try_send_http(
         request.push_str(&format!("{k}: {v}\r\n"));
     }
     request.push_str("\r\n");
-    stream.write_all(request.as_bytes()).await.map_err(|e| format!("write: {e}"))?;
-    stream.write_all(body.as_bytes()).await.map_err(|e| format!("write: {e}"))?;
+    // A server may answer before it has read the whole body (413) and close: like curl, read the answer it
+    // sent then, rather than failing on the write the close cut short.
+    let sent = match stream.write_all(request.as_bytes()).await {
+        Ok(()) => stream.write_all(body.as_bytes()).await,
+        e => e,
+    };
+    match sent {
+        Err(e) if !matches!(e.kind(), ErrorKind::BrokenPipe | ErrorKind::ConnectionReset) => {
+            return Err(format!("write: {e}"));
+        }
+        _ => {}
+    }
     let mut raw = Vec::new();
-    tokio::time::timeout(TIMEOUT, stream.read_to_end(&mut raw))
+    let read = tokio::time::timeout(TIMEOUT, stream.read_to_end(&mut raw))
         .await
-        .map_err(|_| "not answered in time".to_owned())?
-        .map_err(|e| format!("read: {e}"))?;
+        .map_err(|_| "not answered in time".to_owned())?;
+    // The reset that follows such an early answer surfaces after the answer's bytes: keep them.
+    match read {
+        Err(e) if raw.is_empty() || e.kind() != ErrorKind::ConnectionReset => return Err(format!("read: {e}")),
+        _ => {}
+    }
     let text = String::from_utf8(raw).map_err(|_| "a response that is not UTF-8".to_owned())?;
     let (head, body) = text.split_once("\r\n\r\n").ok_or_else(|| format!("no header block in {text:?}"))?;
     let mut lines = head.split("\r\n");
