@@ -2,8 +2,13 @@
 //!
 //! Expired entries are dropped lazily: a read ignores them, and a write sweeps the map whenever it has
 //! doubled since the last sweep, so the map stays within twice what is live (amortised O(1) per write).
+//!
+//! Live entries are bounded too ([`MemoryStore::with_max_entries`]): a flood of one-time flows keeps a
+//! consumed-round record each for the token's lifetime, and nothing else would stop those from taking all
+//! memory. At the bound a new key is refused, never an old one evicted: an evicted consumed-round record
+//! would make its token replayable, so the claim fails closed (`-32603`) instead.
 
-use super::{Event, Store, StoreFuture, Subscription, feed};
+use super::{Event, Store, StoreError, StoreFuture, Subscription, feed};
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
@@ -11,17 +16,24 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 /// The default store: this process only (see the [module docs](super)).
-#[derive(Default)]
 pub struct MemoryStore {
     map: Mutex<Map>,
     channels: Mutex<HashMap<String, Vec<Subscriber>>>,
 }
 
-#[derive(Default)]
+impl Default for MemoryStore {
+    fn default() -> Self {
+        Self::with_max_entries(Self::DEFAULT_MAX_ENTRIES)
+    }
+}
+
 pub(super) struct Map {
     pub(super) entries: HashMap<String, (Vec<u8>, Instant)>,
     /// The size at which the next write sweeps expired entries.
     sweep_at: usize,
+    max_entries: usize,
+    /// A full map is swept again no sooner than this: refusing a flood must not cost a sweep each.
+    full_sweep_after: Option<Instant>,
 }
 
 struct Subscriber {
@@ -32,9 +44,23 @@ struct Subscriber {
 /// Entries kept before the first sweep.
 const FIRST_SWEEP: usize = 1024;
 
+/// How often a map at its bound looks for expired entries to make room.
+const FULL_SWEEP_EVERY: Duration = Duration::from_secs(1);
+
 impl MemoryStore {
+    /// The default bound on live entries: about 150 MB of consumed-round records at most.
+    pub const DEFAULT_MAX_ENTRIES: usize = 1_000_000;
+
+    /// A store holding at most [`DEFAULT_MAX_ENTRIES`](Self::DEFAULT_MAX_ENTRIES) live entries.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A store holding at most `max` live entries (at least 1). A write of a new key beyond them fails with
+    /// a [`StoreError`] until some expire; writes to keys it holds still succeed.
+    pub fn with_max_entries(max: usize) -> Self {
+        let map = Map { entries: HashMap::new(), sweep_at: 0, max_entries: max.max(1), full_sweep_after: None };
+        Self { map: Mutex::new(map), channels: Mutex::default() }
     }
 
     pub(super) fn map(&self) -> MutexGuard<'_, Map> {
@@ -47,12 +73,24 @@ impl Map {
         self.entries.get(key).is_some_and(|(_, expires)| *expires > now)
     }
 
-    fn insert(&mut self, key: &str, value: &[u8], ttl: Duration, now: Instant) {
-        if self.entries.len() >= self.sweep_at {
+    fn insert(&mut self, key: &str, value: &[u8], ttl: Duration, now: Instant) -> Result<(), StoreError> {
+        // Only a new key grows the map; a full map is swept (at most once a second) before it refuses one.
+        let full = |map: &Self| map.entries.len() >= map.max_entries && !map.entries.contains_key(key);
+        let may_sweep_full = self.full_sweep_after.is_none_or(|after| now >= after);
+        if self.entries.len() >= self.sweep_at || (full(self) && may_sweep_full) {
             self.entries.retain(|_, (_, expires)| *expires > now);
             self.sweep_at = (self.entries.len() * 2).max(FIRST_SWEEP);
+            self.full_sweep_after = full(self).then(|| now + FULL_SWEEP_EVERY);
+        }
+        if full(self) {
+            return Err(StoreError::new(format!(
+                "the in-memory store holds its limit of {} live entries (MemoryStore::with_max_entries); \
+                 try again once some expire",
+                self.max_entries
+            )));
         }
         self.entries.insert(key.to_owned(), (value.to_vec(), now + ttl));
+        Ok(())
     }
 }
 
@@ -60,16 +98,12 @@ impl Store for MemoryStore {
     fn insert_if_absent<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Duration) -> StoreFuture<'a, bool> {
         let now = Instant::now();
         let mut map = self.map();
-        let inserted = !map.live(key, now);
-        if inserted {
-            map.insert(key, value, ttl, now);
-        }
-        Box::pin(std::future::ready(Ok(inserted)))
+        let inserted = if map.live(key, now) { Ok(false) } else { map.insert(key, value, ttl, now).map(|()| true) };
+        Box::pin(std::future::ready(inserted))
     }
 
     fn put<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Duration) -> StoreFuture<'a, ()> {
-        self.map().insert(key, value, ttl, Instant::now());
-        Box::pin(std::future::ready(Ok(())))
+        Box::pin(std::future::ready(self.map().insert(key, value, ttl, Instant::now())))
     }
 
     fn replace_if<'a>(&'a self, key: &'a str, expected: &'a [u8], value: &'a [u8]) -> StoreFuture<'a, bool> {

@@ -10,6 +10,7 @@
 //!
 //! - [`MemoryStore`], the default: this process is the whole world. The server then keeps today's in-process
 //!   paths (a tokio broadcast for changes) and touches the store only where a one-time tool completes.
+//!   Its live entries are bounded ([`MemoryStore::with_max_entries`]); past the bound a new key fails.
 //! - [`RedisStore`] (feature `redis`, on by default): every replica pointed at one Redis shares consumed ids
 //!   and changes. `FASTMCP_REDIS_URL` selects it in [`FastMcp::run`](crate::FastMcp::run).
 //!

@@ -74,3 +74,33 @@ async fn a_subscriber_that_falls_behind_is_told_it_missed_messages() {
     assert!(seen.contains(&Event::Gap), "a gap was reported");
     assert_eq!(seen.last(), Some(&Event::Message(b"late".to_vec())));
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_full_store_refuses_new_keys_until_some_expire_and_evicts_nothing() {
+    let store = MemoryStore::with_max_entries(2);
+    assert!(store.insert_if_absent("a", b"1", Duration::from_secs(10)).await.unwrap());
+    store.put("b", b"1", Duration::from_secs(60)).await.unwrap();
+    let refused = store.insert_if_absent("c", b"1", Duration::from_secs(60)).await.unwrap_err();
+    assert!(refused.0.contains("limit of 2 live entries (MemoryStore::with_max_entries)"), "{refused}");
+    assert!(store.put("c", b"1", Duration::from_secs(60)).await.is_err(), "put is bounded too");
+    // What it holds stays, and stays writable: a consumed round is never forgotten to make room.
+    assert!(!store.insert_if_absent("a", b"2", Duration::from_secs(60)).await.unwrap());
+    store.put("b", b"2", Duration::from_secs(60)).await.unwrap();
+    assert_eq!(store.get("b").await.unwrap().as_deref(), Some(&b"2"[..]));
+    tokio::time::advance(Duration::from_secs(11)).await;
+    assert!(store.insert_if_absent("c", b"1", Duration::from_secs(60)).await.unwrap(), "room once `a` expired");
+    assert_eq!(store.get("a").await.unwrap(), None);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_full_store_looks_for_room_at_most_once_a_second() {
+    let store = MemoryStore::with_max_entries(1);
+    store.put("a", b"", Duration::from_millis(500)).await.unwrap();
+    assert!(store.put("b", b"", Duration::from_secs(60)).await.is_err(), "full: swept, nothing expired");
+    tokio::time::advance(Duration::from_millis(600)).await;
+    // `a` has expired, but the last sweep was 0.6 s ago: refused without another.
+    assert!(store.put("b", b"", Duration::from_secs(60)).await.is_err());
+    tokio::time::advance(Duration::from_millis(500)).await;
+    store.put("b", b"", Duration::from_secs(60)).await.unwrap();
+    assert_eq!(store.map().entries.len(), 1, "`a` was swept to make room");
+}
