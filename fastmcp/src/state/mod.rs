@@ -3,7 +3,7 @@
 //! When a handler needs client input, its round ends with `{resultType: "input_required", inputRequests,
 //! requestState}`. The client retries the same request with the token byte-exact; the server opens it and
 //! resumes the handler at the recorded step with the carried locals. The token is attacker-controlled, so
-//! it is authenticated (and, with the `sealed-state` feature and [`RequestStateConfig::sealed`], encrypted),
+//! it is authenticated (and, with the `sealed-state` feature and `RequestStateConfig::sealed`, encrypted),
 //! bound to the request and the principal, and short-lived.
 //!
 //! # Token format (version 1)

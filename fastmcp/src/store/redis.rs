@@ -44,7 +44,7 @@ impl Default for RedisConfig {
     }
 }
 
-/// A [`Store`] in Redis (see the [module docs](self)).
+/// A [`Store`] in Redis (see the [module docs](super)).
 pub struct RedisStore {
     client: ::redis::Client,
     config: RedisConfig,
