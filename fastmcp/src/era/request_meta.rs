@@ -27,14 +27,14 @@ impl RequestMeta {
     }
 
     /// The slot of `key`, if the server reads it.
-    fn slot(&mut self, key: &str) -> Option<&mut Option<Box<RawValue>>> {
+    fn slot(&mut self, key: Key) -> Option<&mut Option<Box<RawValue>>> {
         match key {
-            META_PROTOCOL_VERSION => Some(&mut self.protocol_version),
-            META_CLIENT_CAPABILITIES => Some(&mut self.client_capabilities),
-            META_CLIENT_INFO => Some(&mut self.client_info),
-            META_LOG_LEVEL => Some(&mut self.log_level),
-            META_PROGRESS_TOKEN => Some(&mut self.progress_token),
-            _ => None,
+            Key::ProtocolVersion => Some(&mut self.protocol_version),
+            Key::ClientCapabilities => Some(&mut self.client_capabilities),
+            Key::ClientInfo => Some(&mut self.client_info),
+            Key::LogLevel => Some(&mut self.log_level),
+            Key::ProgressToken => Some(&mut self.progress_token),
+            Key::Other => None,
         }
     }
 
@@ -56,11 +56,51 @@ impl RequestMeta {
     pub fn from_object(meta: JsonObject) -> Self {
         let mut read = Self::default();
         for (key, value) in meta {
-            if let Some(slot) = read.slot(&key) {
+            if let Some(slot) = read.slot(Key::of(&key)) {
                 *slot = serde_json::value::to_raw_value(&value).ok();
             }
         }
         read
+    }
+}
+
+/// A key of `_meta`, told apart without copying it (every modern request has several).
+#[derive(Clone, Copy)]
+enum Key {
+    ProtocolVersion,
+    ClientCapabilities,
+    ClientInfo,
+    LogLevel,
+    ProgressToken,
+    Other,
+}
+
+impl Key {
+    fn of(key: &str) -> Self {
+        match key {
+            META_PROTOCOL_VERSION => Self::ProtocolVersion,
+            META_CLIENT_CAPABILITIES => Self::ClientCapabilities,
+            META_CLIENT_INFO => Self::ClientInfo,
+            META_LOG_LEVEL => Self::LogLevel,
+            META_PROGRESS_TOKEN => Self::ProgressToken,
+            _ => Self::Other,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl Visitor<'_> for Name {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<Key, E> {
+                Ok(Key::of(key))
+            }
+        }
+        d.deserialize_identifier(Name)
     }
 }
 
@@ -75,8 +115,8 @@ impl<'de> Deserialize<'de> for RequestMeta {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RequestMeta, A::Error> {
                 let mut read = RequestMeta::default();
-                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                    match read.slot(&key) {
+                while let Some(key) = map.next_key::<Key>()? {
+                    match read.slot(key) {
                         Some(slot) => *slot = Some(map.next_value()?),
                         None => {
                             map.next_value::<IgnoredAny>()?;

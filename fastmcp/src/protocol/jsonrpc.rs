@@ -131,8 +131,9 @@ pub struct Rejected {
 }
 
 #[derive(Deserialize)]
-struct Envelope {
-    jsonrpc: Option<Box<RawValue>>,
+struct Envelope<'a> {
+    #[serde(borrow)]
+    jsonrpc: Option<&'a RawValue>,
     #[serde(default, deserialize_with = "present")]
     id: Option<Value>,
     method: Option<Value>,
@@ -193,7 +194,7 @@ impl Inbound {
         };
         let reject =
             |id: &Option<RequestId>, msg: &str| Rejected { id: id.clone(), error: ErrorObject::invalid_request(msg) };
-        if env.jsonrpc.as_deref().map(RawValue::get) != Some("\"2.0\"") {
+        if env.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
             return Err(reject(&id, "jsonrpc must be \"2.0\""));
         }
         if let Some(method) = env.method {

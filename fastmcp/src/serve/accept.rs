@@ -8,7 +8,7 @@ use super::backoff::Backoff;
 use super::connection::{Activity, Ends, drive};
 use crate::protocol::{ErrorObject, error_json};
 use crate::server::{HttpOptions, Server};
-use crate::transport::http::{Body, McpService, PeerAddr, ServiceOptions, holding};
+use crate::transport::http::{Body, McpService, ServiceOptions, holding};
 use bytes::Bytes;
 use http_body_util::{BodyExt as _, Full};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
@@ -18,7 +18,6 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
-use tower_service::Service as _;
 
 /// After the shutdown grace, how long connections get to go once they are dropped.
 const KILLED: Duration = Duration::from_secs(1);
@@ -139,11 +138,10 @@ async fn connection(
     let requests = activity.clone();
     let (mcp, path) = (endpoint.mcp.clone(), endpoint.path.clone());
     // The endpoint is path-agnostic; this server serves it on one path.
-    let service = hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
+    let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
         let in_flight = requests.begin();
-        req.extensions_mut().insert(PeerAddr(peer.ip()));
         let ours = req.uri().path() == &*path || mcp.serves_metadata_at(req.uri().path());
-        let served = ours.then(|| mcp.clone().call(req));
+        let served = ours.then(|| mcp.answer(req, Some(peer.ip())));
         async move {
             let response = match served {
                 Some(served) => served.await?,

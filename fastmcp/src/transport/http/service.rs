@@ -144,6 +144,17 @@ impl McpService {
         self.endpoint.gate.is_some() && Gate::is_metadata_path(path)
     }
 
+    /// [`call`](tower_service::Service::call) for a request from `peer`: the server `serve_http` runs passes
+    /// the address here rather than as a [`PeerAddr`] extension (three allocations a request).
+    pub(crate) fn answer<B>(&self, req: http::Request<B>, peer: Option<IpAddr>) -> Answering
+    where
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let endpoint = self.endpoint.clone();
+        Box::pin(async move { Ok(endpoint.handle(req, peer).await) })
+    }
+
     /// Settles a protected server's canonical URI where it was not configured (the URL `serve_http` bound).
     pub(crate) fn resolve_resource(&self, uri: &str) {
         if let Some(gate) = &self.endpoint.gate {
@@ -161,6 +172,9 @@ impl McpService {
     }
 }
 
+/// The future of a request's answer.
+pub(crate) type Answering = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
 impl<B> tower_service::Service<http::Request<B>> for McpService
 where
     B: http_body::Body<Data = Bytes> + Send + 'static,
@@ -168,15 +182,15 @@ where
 {
     type Response = http::Response<Body>;
     type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+    type Future = Answering;
 
     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, req: http::Request<B>) -> Self::Future {
-        let endpoint = self.endpoint.clone();
-        Box::pin(async move { Ok(endpoint.handle(req).await) })
+        let peer = req.extensions().get::<PeerAddr>().map(|p| p.0);
+        self.answer(req, peer)
     }
 }
 
@@ -208,7 +222,13 @@ impl era::Headers for HeaderMap {
     }
 
     fn repeated(&self, name: &str) -> bool {
-        self.get_all(name).iter().nth(1).is_some()
+        match known(name) {
+            Some(name) => self.get_all(name),
+            None => self.get_all(name),
+        }
+        .iter()
+        .nth(1)
+        .is_some()
     }
 }
 
@@ -305,19 +325,25 @@ fn session_not_found(id: Option<&RequestId>) -> Response {
     error(StatusCode::NOT_FOUND, id, &ErrorObject::new(-32001, "Session not found"))
 }
 
-/// Whether `Accept` lists `media` or a wildcard that covers it (`*/*`, `type/*`).
-fn accepts(headers: &HeaderMap, media: &str) -> bool {
-    let accept = era::Headers::text(headers, header::ACCEPT.as_str()).unwrap_or("");
-    let kind = media.split('/').next().unwrap_or("");
-    accept.split(',').map(|m| m.split(';').next().unwrap_or("").trim()).any(|m| {
-        m.eq_ignore_ascii_case(media)
-            || m == "*/*"
-            || m.strip_suffix("/*").is_some_and(|t| t.eq_ignore_ascii_case(kind))
-    })
+/// Whether `Accept` lists each of `media`, or a wildcard that covers it (`*/*`, `type/*`). Read as bytes, on
+/// every POST: a header that is not text names no media type we look for.
+fn accepts(headers: &HeaderMap, media: &[&str]) -> bool {
+    let accept = headers.get(header::ACCEPT).map_or(&[][..], HeaderValue::as_bytes);
+    let ranges =
+        || accept.split(|b| *b == b',').map(|r| r.split(|b| *b == b';').next().unwrap_or_default().trim_ascii());
+    media.iter().all(|media| ranges().any(|range| covers(range, media.as_bytes())))
+}
+
+/// Whether the media range `range` covers the media type `media`.
+fn covers(range: &[u8], media: &[u8]) -> bool {
+    let kind = media.split(|b| *b == b'/').next().unwrap_or_default();
+    range.eq_ignore_ascii_case(media)
+        || range == b"*/*"
+        || range.strip_suffix(b"/*").is_some_and(|t| t.eq_ignore_ascii_case(kind))
 }
 
 impl Endpoint {
-    async fn handle<B>(self: Arc<Self>, req: http::Request<B>) -> Response
+    async fn handle<B>(self: Arc<Self>, req: http::Request<B>, peer: Option<IpAddr>) -> Response
     where
         B: http_body::Body<Data = Bytes>,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -330,7 +356,6 @@ impl Endpoint {
         if let Err(refused) = origin::check(req.uri(), req.headers(), self.local_only) {
             return error(refused.status, None, &ErrorObject::new(codes::INVALID_REQUEST, refused.message));
         }
-        let peer = req.extensions().get::<PeerAddr>().map(|p| p.0);
         // Every request of a protected server is authenticated, by its `Authorization` header alone.
         let caller = match &self.gate {
             None => None,
@@ -391,7 +416,7 @@ impl Endpoint {
             return error(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, &e);
         }
         // Both, as the spec requires of clients: the answer may be either.
-        if !accepts(headers, "application/json") || !accepts(headers, "text/event-stream") {
+        if !accepts(headers, &["application/json", "text/event-stream"]) {
             let e = ErrorObject::invalid_request("Accept must list application/json and text/event-stream");
             return error(StatusCode::NOT_ACCEPTABLE, None, &e);
         }
@@ -648,7 +673,7 @@ impl Endpoint {
 
     /// `GET`: the session's standalone stream, or with `Last-Event-ID` the rest of a stream the client lost.
     async fn get(&self, headers: &HeaderMap, caller: Option<&AccessToken>, peer: Option<IpAddr>) -> Response {
-        if !accepts(headers, "text/event-stream") {
+        if !accepts(headers, &["text/event-stream"]) {
             let e = ErrorObject::invalid_request("Accept must list text/event-stream");
             return error(StatusCode::NOT_ACCEPTABLE, None, &e);
         }
