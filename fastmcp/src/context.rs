@@ -94,7 +94,8 @@ pub(crate) trait Announce: Send + Sync {
 }
 
 struct Inner {
-    scope: Scope,
+    /// Boxed where the modern envelope was opened, and moved here as it is (688 bytes, not copied).
+    scope: Box<Scope>,
     auth: Option<Arc<AccessToken>>,
     http: Option<HttpRequest>,
     cancel: CancellationToken,
@@ -318,10 +319,10 @@ const NO_CLIENT: &str = "this context has no client to send requests to (it was 
 impl Context {
     /// A context for this scope alone: no notifications, no session (public for testing handlers).
     pub fn new(scope: Scope) -> Self {
-        Self::with(scope, Extras::default())
+        Self::with(Box::new(scope), Extras::default())
     }
 
-    pub(crate) fn with(scope: Scope, extras: Extras) -> Self {
+    pub(crate) fn with(scope: Box<Scope>, extras: Extras) -> Self {
         Self {
             inner: Arc::new(Inner {
                 scope,
@@ -777,7 +778,8 @@ mod tests {
     fn on_close_runs_each_callback_once() {
         let state = Arc::new(SessionState::default());
         let ran = Arc::new(AtomicU32::new(0));
-        let ctx = Context::with(scope(), Extras { session: Session::Open(state.clone()), ..Extras::default() });
+        let ctx =
+            Context::with(Box::new(scope()), Extras { session: Session::Open(state.clone()), ..Extras::default() });
         let count = |ran: &Arc<AtomicU32>| {
             let ran = ran.clone();
             move || {

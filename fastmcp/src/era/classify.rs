@@ -348,7 +348,7 @@ fn parse_body(method: &str, raw: &str) -> (Body, Option<RequestMeta>) {
             retry: Retry { input_responses: p.input_responses, request_state: p.request_state },
         }),
         "completion/complete" => {
-            parse!(CompleteParams, |p| Body::Serve { call: Call::Complete(p), retry: Retry::default() })
+            parse!(CompleteParams, |p| Body::Serve { call: Call::Complete(Box::new(p)), retry: Retry::default() })
         }
         "initialize" => parse!(InitializeParams, |p| Body::Initialize(Box::new(p))),
         "ping" | "server/discover" => parse!(MetaParams, |p| Body::Bare),

@@ -28,13 +28,16 @@ impl Engine {
 
     /// Serves an admitted modern request; `stream` is its response stream, if it has one, and `session`
     /// the session state of the connection it came on, where one client owns the connection (stdio).
-    pub async fn serve(
+    ///
+    /// Not an `async fn`: a layer of its own would hold another copy of the admitted request in every
+    /// request's future.
+    pub fn serve(
         &self,
         admitted: Admitted,
         stream: Option<mpsc::Sender<String>>,
         cancel: CancellationToken,
         session: Option<Arc<SessionState>>,
-    ) -> Answer {
-        admitted.serve(&self.server, &self.tasks, stream, cancel, session).await
+    ) -> impl Future<Output = Answer> + Send + '_ {
+        admitted.serve(&self.server, &self.tasks, stream, cancel, session)
     }
 }

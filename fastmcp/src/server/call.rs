@@ -16,8 +16,9 @@ pub(crate) enum Call {
     Prompt { name: String, arguments: Option<BTreeMap<String, String>> },
     /// `resources/read`.
     Read { uri: String },
-    /// `completion/complete`.
-    Complete(CompleteParams),
+    /// `completion/complete`. Boxed: four times the size of the others, and every request's future holds a
+    /// `Call` (in several layers).
+    Complete(Box<CompleteParams>),
 }
 
 /// Which list a `*/list` request pages through.

@@ -147,7 +147,7 @@ fn context(
         auth: caller,
         http,
     };
-    (Context::with(scope, extras), link)
+    (Context::with(Box::new(scope), extras), link)
 }
 
 /// A request dispatch serves: the shim takes over when the handler suspends.

@@ -163,7 +163,7 @@ impl Admitted {
                         auth: caller,
                         http,
                     };
-                    serve_call(server, registry, tasks, &Context::with(*scope, extras), call, retry).await
+                    serve_call(server, registry, tasks, &Context::with(scope, extras), call, retry).await
                 }
                 // Boxed: a steering future is as large as a tool call's, and this one state holds both.
                 Body::TaskGet(task) => {

@@ -151,8 +151,10 @@ impl McpService {
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
+        let (parts, body) = req.into_parts();
+        let head = Arc::new(Head { method: parts.method, uri: parts.uri, headers: parts.headers });
         let endpoint = self.endpoint.clone();
-        Box::pin(async move { Ok(endpoint.handle(req, peer).await) })
+        Box::pin(async move { Ok(endpoint.handle(head, body, peer).await) })
     }
 
     /// Settles a protected server's canonical URI where it was not configured (the URL `serve_http` bound).
@@ -232,14 +234,16 @@ impl era::Headers for HeaderMap {
     }
 }
 
-/// A POST's method, target and headers, kept (not copied) for the handler's `Context::http`.
-struct Posted {
+/// A request's method, target and headers: split from its body where the request comes in, and shared from
+/// there on (the handler's `Context::http` keeps it, not a copy). Each layer of a request's future holds
+/// this pointer rather than the 264-byte request.
+struct Head {
     method: Method,
     uri: http::Uri,
     headers: HeaderMap,
 }
 
-impl HttpParts for Posted {
+impl HttpParts for Head {
     fn method(&self) -> &str {
         self.method.as_str()
     }
@@ -343,17 +347,17 @@ fn covers(range: &[u8], media: &[u8]) -> bool {
 }
 
 impl Endpoint {
-    async fn handle<B>(self: Arc<Self>, req: http::Request<B>, peer: Option<IpAddr>) -> Response
+    async fn handle<B>(self: Arc<Self>, head: Arc<Head>, body: B, peer: Option<IpAddr>) -> Response
     where
         B: http_body::Body<Data = Bytes>,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         if let Some(gate) = &self.gate
-            && Gate::is_metadata_path(req.uri().path())
+            && Gate::is_metadata_path(head.uri.path())
         {
-            return metadata(gate, req.method());
+            return metadata(gate, &head.method);
         }
-        if let Err(refused) = origin::check(req.uri(), req.headers(), self.local_only) {
+        if let Err(refused) = origin::check(&head.uri, &head.headers, self.local_only) {
             return error(refused.status, None, &ErrorObject::new(codes::INVALID_REQUEST, refused.message));
         }
         // Every request of a protected server is authenticated, by its `Authorization` header alone.
@@ -361,7 +365,7 @@ impl Endpoint {
             None => None,
             Some(gate) => {
                 let presented =
-                    auth::bearer_token(req.headers().get_all(header::AUTHORIZATION).iter().map(|v| v.as_bytes()));
+                    auth::bearer_token(head.headers.get_all(header::AUTHORIZATION).iter().map(|v| v.as_bytes()));
                 match gate.admit(presented).await {
                     Ok(caller) => Some(caller),
                     Err(why) => {
@@ -373,10 +377,10 @@ impl Endpoint {
             }
         };
         let stateful = self.sessions.is_some();
-        match *req.method() {
-            Method::POST => self.post(req, caller, peer).await,
-            Method::GET if stateful => self.get(req.headers(), caller.as_deref(), peer).await,
-            Method::DELETE if stateful => self.delete(req.headers(), caller.as_deref()).await,
+        match head.method {
+            Method::POST => self.post(head, body, caller, peer).await,
+            Method::GET if stateful => self.get(&head.headers, caller.as_deref(), peer).await,
+            Method::DELETE if stateful => self.delete(&head.headers, caller.as_deref()).await,
             _ if stateful => method_not_allowed("GET, POST, DELETE"),
             _ => method_not_allowed("POST"),
         }
@@ -399,7 +403,8 @@ impl Endpoint {
 
     async fn post<B>(
         self: Arc<Self>,
-        req: http::Request<B>,
+        head: Arc<Head>,
+        body: B,
         caller: Option<Arc<AccessToken>>,
         peer: Option<IpAddr>,
     ) -> Response
@@ -407,9 +412,7 @@ impl Endpoint {
         B: http_body::Body<Data = Bytes>,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        let (parts, body) = req.into_parts();
-        let posted = Arc::new(Posted { method: parts.method, uri: parts.uri, headers: parts.headers });
-        let headers = &posted.headers;
+        let headers = &head.headers;
         let content_type = era::Headers::text(headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
         if !content_type.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json") {
             let e = ErrorObject::invalid_request("Content-Type must be application/json");
@@ -420,6 +423,49 @@ impl Endpoint {
             let e = ErrorObject::invalid_request("Accept must list application/json and text/event-stream");
             return error(StatusCode::NOT_ACCEPTABLE, None, &e);
         }
+        let body = match self.read_body(body, headers).await {
+            Ok(body) => body,
+            Err(refused) => return refused,
+        };
+        let Ok(text) = std::str::from_utf8(&body) else {
+            return error(StatusCode::BAD_REQUEST, None, &ErrorObject::parse_error("the body is not UTF-8"));
+        };
+        match era::parse(text, Some(headers)) {
+            Err(rejected) => error(StatusCode::BAD_REQUEST, rejected.id.as_ref(), &rejected.error),
+            Ok(Message::Request(mut req)) => {
+                req.caller = caller;
+                req.http = Some(HttpRequest::new(head.clone()));
+                let held = match self.quotas.request(client_of(req.caller.as_deref(), peer).as_ref(), &req) {
+                    Ok(held) => held,
+                    Err(over) => return over.response(Some(&req.id)),
+                };
+                holding(self.request(req, &head.headers, peer, &held).await, held)
+            }
+            Ok(Message::Notification(note)) => {
+                self.to_session(headers, caller.as_deref(), text, |conn| conn.notification(note)).await
+            }
+            Ok(Message::Response { id, outcome }) => {
+                // A request of ours waiting here takes its answer without the store (while Redis is down too).
+                let session = self.sessions.as_ref().zip(era::Headers::text(headers, SESSION));
+                if let Some(conn) = session.and_then(|(sessions, session)| sessions.local(session))
+                    && conn.owned_by(caller.as_deref())
+                    && conn.awaits(&id)
+                {
+                    conn.response(&id, outcome);
+                    return empty(StatusCode::ACCEPTED);
+                }
+                self.to_session(headers, caller.as_deref(), text, |conn| conn.response(&id, outcome)).await
+            }
+        }
+    }
+
+    /// A POST's body, whole, under the size cap and the read timeout; or the response that refuses it. Its own
+    /// future: what reading the body holds is gone before the request is served.
+    async fn read_body<B>(&self, body: B, headers: &HeaderMap) -> Result<Bytes, Response>
+    where
+        B: http_body::Body<Data = Bytes>,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
         let max = self.engine.server.options().max_message_bytes;
         let too_large = || {
             let e = ErrorObject::invalid_request(format!(
@@ -439,12 +485,12 @@ impl Endpoint {
                     if !expects {
                         let _ = tokio::time::timeout(self.body_read_timeout, discard(body, max)).await;
                     }
-                    return too_large();
+                    return Err(too_large());
                 }
                 Some(_) => {}
                 None => {
                     let e = ErrorObject::invalid_request("Content-Length is not a number");
-                    return error(StatusCode::BAD_REQUEST, None, &e);
+                    return Err(error(StatusCode::BAD_REQUEST, None, &e));
                 }
             }
         }
@@ -454,10 +500,10 @@ impl Endpoint {
             Some(read) => Ok(read),
             None => tokio::time::timeout(self.body_read_timeout, collect).await,
         };
-        let body = match read {
-            Ok(Ok(body)) => body.to_bytes(),
-            Ok(Err(e)) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => return too_large(),
-            Ok(Err(e)) => return error(StatusCode::BAD_REQUEST, None, &ErrorObject::invalid_request(e)),
+        match read {
+            Ok(Ok(body)) => Ok(body.to_bytes()),
+            Ok(Err(e)) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => Err(too_large()),
+            Ok(Err(e)) => Err(error(StatusCode::BAD_REQUEST, None, &ErrorObject::invalid_request(e))),
             Err(_) => {
                 let e = ErrorObject::invalid_request(format!(
                     "the body did not arrive within {} s (HttpOptions::body_read_timeout)",
@@ -466,37 +512,7 @@ impl Endpoint {
                 let mut response = error(StatusCode::REQUEST_TIMEOUT, None, &e);
                 // What is left of the body is never read: the connection cannot carry another request.
                 response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
-                return response;
-            }
-        };
-        let Ok(text) = std::str::from_utf8(&body) else {
-            return error(StatusCode::BAD_REQUEST, None, &ErrorObject::parse_error("the body is not UTF-8"));
-        };
-        match era::parse(text, Some(headers)) {
-            Err(rejected) => error(StatusCode::BAD_REQUEST, rejected.id.as_ref(), &rejected.error),
-            Ok(Message::Request(mut req)) => {
-                req.caller = caller;
-                req.http = Some(HttpRequest::new(posted.clone()));
-                let held = match self.quotas.request(client_of(req.caller.as_deref(), peer).as_ref(), &req) {
-                    Ok(held) => held,
-                    Err(over) => return over.response(Some(&req.id)),
-                };
-                holding(self.request(req, &posted.headers, peer, &held).await, held)
-            }
-            Ok(Message::Notification(note)) => {
-                self.to_session(headers, caller.as_deref(), text, |conn| conn.notification(note)).await
-            }
-            Ok(Message::Response { id, outcome }) => {
-                // A request of ours waiting here takes its answer without the store (while Redis is down too).
-                let session = self.sessions.as_ref().zip(era::Headers::text(headers, SESSION));
-                if let Some(conn) = session.and_then(|(sessions, session)| sessions.local(session))
-                    && conn.owned_by(caller.as_deref())
-                    && conn.awaits(&id)
-                {
-                    conn.response(&id, outcome);
-                    return empty(StatusCode::ACCEPTED);
-                }
-                self.to_session(headers, caller.as_deref(), text, |conn| conn.response(&id, outcome)).await
+                Err(response)
             }
         }
     }
@@ -564,11 +580,16 @@ impl Endpoint {
             }
             _ => None,
         };
-        let admitted = match self.engine.admit(*req, Some(headers)) {
-            Ok(admitted) => admitted,
+        // The delivery is read where `admitted` is bound: a local borrowed before an await keeps its own
+        // storage in the future (424 bytes) even after it is moved into the call that is awaited.
+        let (admitted, delivery) = match self.engine.admit(*req, Some(headers)) {
+            Ok(admitted) => {
+                let delivery = admitted.delivery();
+                (admitted, delivery)
+            }
             Err(refused) => return self.answer(refused),
         };
-        match admitted.delivery() {
+        match delivery {
             Delivery::Json => self.answer(self.engine.serve(admitted, None, CancellationToken::new(), None).await),
             Delivery::Stream { keep_alive } => {
                 let keep_alive = keep_alive.then_some(self.engine.server.options().keep_alive);
