@@ -45,12 +45,9 @@ impl UriTemplate {
 pub struct HeaderList(pub Vec<(String, Vec<u8>)>);
 
 impl era::Headers for HeaderList {
-    fn get(&self, name: &str) -> Option<&[u8]> {
-        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_slice())
-    }
-
-    fn repeated(&self, name: &str) -> bool {
-        self.0.iter().filter(|(n, _)| n == name).nth(1).is_some()
+    fn first(&self, name: &str) -> (Option<&[u8]>, bool) {
+        let mut values = self.0.iter().filter(|(n, _)| n == name).map(|(_, v)| v.as_slice());
+        (values.next(), values.next().is_some())
     }
 }
 

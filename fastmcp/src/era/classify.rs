@@ -26,17 +26,29 @@ use std::sync::Arc;
 /// What a transport knows of a message besides its body: its HTTP headers (stdio has none). Names are
 /// lowercase; a value is `None` when the header is absent.
 pub(crate) trait Headers: Send + Sync {
-    /// The header's first value.
-    fn get(&self, name: &str) -> Option<&[u8]>;
+    /// The header's first value, and whether it is sent more than once: a cross-checked header must say one
+    /// thing, since a gateway may route on another of its values than the one checked. One lookup for both.
+    fn first(&self, name: &str) -> (Option<&[u8]>, bool);
 
-    /// Whether the header is sent more than once: a cross-checked header must say one thing, since a gateway
-    /// may route on another of its values than the one checked.
-    fn repeated(&self, name: &str) -> bool;
+    /// The header's first value.
+    fn get(&self, name: &str) -> Option<&[u8]> {
+        self.first(name).0
+    }
+
+    /// Whether the header is sent more than once.
+    fn repeated(&self, name: &str) -> bool {
+        self.first(name).1
+    }
 
     /// A header's value as text, optional whitespace trimmed; `None` if absent or not visible ASCII.
     fn text(&self, name: &str) -> Option<&str> {
-        self.get(name).and_then(|v| std::str::from_utf8(v).ok()).filter(|v| v.bytes().all(is_visible)).map(str::trim)
+        self.get(name).and_then(text)
     }
+}
+
+/// A header value as text, optional whitespace trimmed; `None` if it is not visible ASCII.
+pub(crate) fn text(value: &[u8]) -> Option<&str> {
+    value.iter().all(|b| is_visible(*b)).then(|| std::str::from_utf8(value).ok()).flatten().map(str::trim)
 }
 
 fn is_visible(b: u8) -> bool {

@@ -47,12 +47,11 @@ impl Reply {
     /// serde_json escapes a quote). A cheap test before the rare result that needs reading as a map: one pass
     /// over the colons, not a substring search per key.
     pub fn mentions_any(&self, keys: &[&str]) -> bool {
-        let text = self.object.get();
-        text.match_indices(':').any(|(at, _)| {
-            text[..at].strip_suffix('"').is_some_and(|before| {
-                keys.iter().any(|key| before.strip_suffix(key).is_some_and(|rest| rest.ends_with('"')))
-            })
-        })
+        let text = self.object.get().as_bytes();
+        let named = |before: &[u8]| {
+            keys.iter().any(|key| before.strip_suffix(key.as_bytes()).is_some_and(|rest| rest.ends_with(b"\"")))
+        };
+        (1..text.len()).any(|at| text[at] == b':' && text[at - 1] == b'"' && named(&text[..at - 1]))
     }
 
     /// The result's fields, read as a map (for the rare result whose fields an era must change).

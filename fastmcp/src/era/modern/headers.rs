@@ -2,7 +2,7 @@
 //! `Mcp-Method`, `Mcp-Name`) and the `Mcp-Param-*` mirrored arguments, each equal to what the body says, as
 //! the body was parsed (once) for dispatch, so what gateways route on is what the server serves.
 
-use crate::era::classify::{Body, Headers, METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION_HEADER};
+use crate::era::classify::{Body, Headers, METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION_HEADER, text};
 use crate::era::request_meta::RequestMeta;
 use crate::protocol::param_headers::{ParamHeader, ParamKind, decode};
 use crate::server::registry::ToolEntry;
@@ -17,8 +17,10 @@ fn sent_once(headers: &dyn Headers, name: &str, shown: &dyn std::fmt::Display) -
 
 /// A cross-checked header's text.
 fn single<'h>(headers: &'h dyn Headers, name: &str, shown: &str) -> Result<Option<&'h str>, String> {
-    sent_once(headers, name, &shown)?;
-    Ok(headers.text(name))
+    match headers.first(name) {
+        (_, true) => Err(format!("{shown} is sent more than once")),
+        (value, false) => Ok(value.and_then(text)),
+    }
 }
 
 /// The classification rung: `MCP-Protocol-Version` is sent and equals the `_meta` version.

@@ -215,22 +215,13 @@ fn known(name: &str) -> Option<&'static header::HeaderName> {
 }
 
 impl era::Headers for HeaderMap {
-    fn get(&self, name: &str) -> Option<&[u8]> {
-        match known(name) {
-            Some(name) => HeaderMap::get(self, name),
-            None => HeaderMap::get(self, name),
-        }
-        .map(HeaderValue::as_bytes)
-    }
-
-    fn repeated(&self, name: &str) -> bool {
-        match known(name) {
+    fn first(&self, name: &str) -> (Option<&[u8]>, bool) {
+        let mut values = match known(name) {
             Some(name) => self.get_all(name),
             None => self.get_all(name),
         }
-        .iter()
-        .nth(1)
-        .is_some()
+        .iter();
+        (values.next().map(HeaderValue::as_bytes), values.next().is_some())
     }
 }
 
