@@ -35,11 +35,6 @@ pub(crate) trait Headers: Send + Sync {
         self.first(name).0
     }
 
-    /// Whether the header is sent more than once.
-    fn repeated(&self, name: &str) -> bool {
-        self.first(name).1
-    }
-
     /// A header's value as text, optional whitespace trimmed; `None` if absent or not visible ASCII.
     fn text(&self, name: &str) -> Option<&str> {
         self.get(name).and_then(text)
@@ -48,7 +43,10 @@ pub(crate) trait Headers: Send + Sync {
 
 /// A header value as text, optional whitespace trimmed; `None` if it is not visible ASCII.
 pub(crate) fn text(value: &[u8]) -> Option<&str> {
-    value.iter().all(|b| is_visible(*b)).then(|| std::str::from_utf8(value).ok()).flatten().map(str::trim)
+    if !value.iter().all(|b| is_visible(*b)) {
+        return None;
+    }
+    std::str::from_utf8(value).ok().map(str::trim)
 }
 
 fn is_visible(b: u8) -> bool {

@@ -10,17 +10,21 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
-/// A cross-checked header is sent at most once (`shown` is its name as the spec spells it).
-fn sent_once(headers: &dyn Headers, name: &str, shown: &dyn std::fmt::Display) -> Result<(), String> {
-    if headers.repeated(name) { Err(format!("{shown} is sent more than once")) } else { Ok(()) }
+/// A cross-checked header is sent at most once (`shown` is its name as the spec spells it): its value, if sent.
+fn sent_once<'h>(
+    headers: &'h dyn Headers,
+    name: &str,
+    shown: &dyn std::fmt::Display,
+) -> Result<Option<&'h [u8]>, String> {
+    match headers.first(name) {
+        (_, true) => Err(format!("{shown} is sent more than once")),
+        (value, false) => Ok(value),
+    }
 }
 
 /// A cross-checked header's text.
 fn single<'h>(headers: &'h dyn Headers, name: &str, shown: &str) -> Result<Option<&'h str>, String> {
-    match headers.first(name) {
-        (_, true) => Err(format!("{shown} is sent more than once")),
-        (value, false) => Ok(value.and_then(text)),
-    }
+    Ok(sent_once(headers, name, &shown)?.and_then(text))
 }
 
 /// The classification rung: `MCP-Protocol-Version` is sent and equals the `_meta` version.
@@ -88,8 +92,8 @@ pub(crate) fn check_params(
 /// equal to it once decoded (`=?base64?…?=` values are Base64 of the UTF-8 text; integers compare as numbers).
 fn check_param(headers: &dyn Headers, param: &ParamHeader, arguments: &Value) -> Result<(), String> {
     let name = param.header();
-    sent_once(headers, &name, &format_args!("Mcp-Param-{}", param.name))?;
-    let header = headers.get(&name).map(decode).transpose().map_err(|why| format!("Mcp-Param-{} {why}", param.name))?;
+    let header = sent_once(headers, &name, &format_args!("Mcp-Param-{}", param.name))?;
+    let header = header.map(decode).transpose().map_err(|why| format!("Mcp-Param-{} {why}", param.name))?;
     let body = param.find(arguments).map_err(|why| format!("Mcp-Param-{} can't be checked: {why}", param.name))?;
     match (header.as_deref(), body) {
         (None, None) => Ok(()),
