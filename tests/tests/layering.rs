@@ -69,6 +69,8 @@ pub const FASTMCP: &[(&str, &str)] = &[
     // 5: the eras. Classification first; the two adapters never import each other; then what holds both.
     // What a request's `_meta` says, read before classification uses it.
     ("era::request_meta", "4.9"),
+    // A request's params, read for its method (from the message as it is parsed, or from their own text).
+    ("era::params", "4.95"),
     ("era::classify", "5.0"),
     ("era::legacy", "5.1"),
     ("era::modern", "5.1"),

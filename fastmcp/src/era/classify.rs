@@ -5,21 +5,19 @@
 //! statelessly; `initialize` opens a legacy session. On HTTP a modern `MCP-Protocol-Version` header claims
 //! the modern era too (a body without the envelope then lacks it, rather than being legacy).
 
-use super::request_meta::RequestMeta;
+use super::params::{self, MetaIn};
+pub(crate) use super::params::{Body, Retry};
+use super::request_meta::{Lenient, RequestMeta, Slot};
 use crate::auth::{AccessToken, Refusal};
 use crate::context::HttpRequest;
-use crate::error::Error;
 use crate::protocol::{
-    CompleteParams, Era, ErrorObject, GetPromptParams, Inbound, InitializeParams, InputResponses, JsonObject,
-    ListenParams, LoggingLevel, METHOD_LISTEN, METHOD_TASKS_CANCEL, METHOD_TASKS_GET, METHOD_TASKS_UPDATE, MetaParams,
-    Notification, ProgressToken, ProtocolVersion, ReadResourceParams, Rejected, RequestId, ResourceUriParams,
-    SetLevelParams, TaskParams, UpdateTaskParams, error_json,
+    Era, ErrorObject, Inbound, METHOD_LISTEN, Notification, ProgressToken, ProtocolVersion, Rejected, RequestId,
+    error_json,
 };
 use crate::server::access::refused;
-use crate::server::call::{Call, List};
+use crate::server::call::Call;
 use crate::server::registry::Registry;
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use std::sync::Arc;
 
@@ -74,11 +72,110 @@ pub(crate) enum Message {
 /// Classifies one JSON-RPC message (`-32700`/`-32600` for text that is not one).
 #[allow(clippy::result_large_err)] // see `Inbound::parse`: built at most once, on the way to an error response
 pub(crate) fn parse(text: &str, headers: Option<&dyn Headers>) -> Result<Message, Rejected> {
-    Ok(match Inbound::parse(text)? {
-        Inbound::Request(req) => Message::Request(Box::new(classify(req.id, req.method, req.params, headers))),
-        Inbound::Notification(note) => Message::Notification(note),
-        Inbound::Response { id, outcome } => Message::Response { id, outcome },
+    if let Some((id, method, (body, meta))) = one_pass(text) {
+        return Ok(Message::Request(Box::new(classify(id, method, body, meta, headers))));
+    }
+    Ok(match read_generally(text)? {
+        General::Request(id, method, (body, meta)) => {
+            Message::Request(Box::new(classify(id, method, body, meta, headers)))
+        }
+        General::Other(inbound) => inbound,
     })
+}
+
+/// A message read the general way: a request's parts, or a message that is no request.
+enum General {
+    Request(RequestId, String, (Body, Option<RequestMeta>)),
+    Other(Message),
+}
+
+/// The envelope first ([`Inbound::parse`]), then a request's params from their own text.
+#[allow(clippy::result_large_err)] // as `parse`
+fn read_generally(text: &str) -> Result<General, Rejected> {
+    Ok(match Inbound::parse(text)? {
+        Inbound::Request(req) => {
+            let raw = req.params.as_deref().map_or("{}", RawValue::get);
+            let (body, meta) = params::parse_text(&req.method, raw);
+            // Params that do not parse still say which era they meant, read leniently, so the error is shaped
+            // for it.
+            let meta =
+                meta.or_else(|| serde_json::from_str::<MetaIn<Lenient>>(raw).ok().and_then(|p| p.meta).map(|m| m.0));
+            General::Request(req.id, req.method, (body, meta))
+        }
+        Inbound::Notification(note) => General::Other(Message::Notification(note)),
+        Inbound::Response { id, outcome } => General::Other(Message::Response { id, outcome }),
+    })
+}
+
+/// A request read in one pass: its params parsed for its method as the message is (`_meta`'s values into
+/// their types), none copied. Clients write the method before the params; for anything else (params
+/// first, a notification or response, a method no era serves, a value that does not read, a repeated key)
+/// it is `None`, and [`parse`] reads the message the general way, which words the errors. So this pass
+/// only ever agrees with that one: it answers only where every check passes.
+fn one_pass(text: &str) -> Option<(RequestId, String, (Body, Option<RequestMeta>))> {
+    use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, Visitor};
+    use std::borrow::Cow;
+
+    #[derive(Deserialize)]
+    #[serde(field_identifier, rename_all = "lowercase")]
+    enum Field {
+        Jsonrpc,
+        Id,
+        Method,
+        Params,
+        Result,
+        Error,
+        #[serde(other)]
+        Other,
+    }
+
+    struct Params<'m>(&'m str);
+    impl<'de> DeserializeSeed<'de> for Params<'_> {
+        type Value = (Body, Option<RequestMeta>);
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            params::parse_body(self.0, params::Stream(d))
+        }
+    }
+
+    struct Envelope;
+    impl<'de> Visitor<'de> for Envelope {
+        type Value = (RequestId, String, (Body, Option<RequestMeta>));
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON-RPC request")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let (mut jsonrpc, mut id, mut method, mut params) = (false, None, None::<Cow<'de, str>>, None);
+            let unread = || A::Error::custom("not read in one pass");
+            while let Some(field) = map.next_key::<Field>()? {
+                match field {
+                    Field::Jsonrpc if !jsonrpc => {
+                        jsonrpc = map.next_value::<&'de RawValue>()?.get() == "\"2.0\"";
+                        if !jsonrpc {
+                            return Err(unread());
+                        }
+                    }
+                    Field::Id if id.is_none() => id = Some(map.next_value::<RequestId>()?),
+                    Field::Method if method.is_none() => method = Some(map.next_value()?),
+                    Field::Params if params.is_none() => {
+                        let method = method.as_deref().ok_or_else(unread)?;
+                        params = Some(map.next_value_seed(Params(method))?);
+                    }
+                    Field::Other => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                    _ => return Err(unread()),
+                }
+            }
+            let (true, Some(id), Some(method)) = (jsonrpc, id, method) else { return Err(unread()) };
+            let params = params.unwrap_or_else(|| params::parse_text(&method, "{}"));
+            Ok((id, method.into_owned(), params))
+        }
+    }
+
+    let mut de = serde_json::Deserializer::from_str(text);
+    let read = de.deserialize_map(Envelope).ok()?;
+    de.end().ok()?;
+    Some(read)
 }
 
 /// Reads a JSON-RPC batch (text that starts with `[`) into its entries, each still raw, refusing with one
@@ -153,39 +250,6 @@ pub(crate) struct Classified {
     pub http: Option<HttpRequest>,
 }
 
-/// A request's params, parsed for its method.
-pub(crate) enum Body {
-    Initialize(Box<InitializeParams>),
-    /// `ping`, and `server/discover`: nothing but `_meta`.
-    Bare,
-    SetLevel(LoggingLevel),
-    Subscribe(String),
-    Unsubscribe(String),
-    Listen(ListenParams),
-    TaskGet(String),
-    TaskUpdate {
-        task_id: String,
-        responses: InputResponses,
-    },
-    TaskCancel(String),
-    /// What dispatch serves, and what a modern retry carries beside it.
-    Serve {
-        call: Call,
-        retry: Retry,
-    },
-    /// The params do not parse for the method (`-32602`, reported in the order each era checks things).
-    Invalid(Error),
-    /// A method no era serves.
-    Unknown,
-}
-
-/// What a modern retry of a call brings besides the call itself.
-#[derive(Debug, Default)]
-pub(crate) struct Retry {
-    pub input_responses: Option<InputResponses>,
-    pub request_state: Option<String>,
-}
-
 /// Whether a legacy HTTP request needs the session its `Mcp-Session-Id` names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SessionUse {
@@ -235,11 +299,14 @@ impl Answer {
     }
 }
 
-fn classify(id: RequestId, method: String, params: Option<Box<RawValue>>, headers: Option<&dyn Headers>) -> Classified {
-    let raw = params.as_deref().map_or("{}", RawValue::get);
-    let (body, meta) = parse_body(&method, raw);
-    // Params that do not parse still say which era they meant, read leniently, so the error is shaped for it.
-    let meta = meta.or_else(|| serde_json::from_str::<MetaIn>(raw).ok().and_then(|p| p.meta)).unwrap_or_default();
+fn classify(
+    id: RequestId,
+    method: String,
+    body: Body,
+    meta: Option<RequestMeta>,
+    headers: Option<&dyn Headers>,
+) -> Classified {
+    let meta = meta.unwrap_or_default();
     let claimed = meta.claims_modern()
         || headers
             .and_then(|h| h.text(PROTOCOL_VERSION_HEADER))
@@ -251,128 +318,6 @@ fn classify(id: RequestId, method: String, params: Option<Box<RawValue>>, header
         (false, _) => Route::Legacy,
     };
     Classified { id, method, route, meta, body, caller: None, http: None }
-}
-
-/// Whether JSON text (valid already) is an object. A derived struct also deserializes from an array, field by
-/// position; MCP's params, and a tool's arguments, are objects.
-fn is_object(json: &str) -> bool {
-    json.trim_start().starts_with('{')
-}
-
-/// `_meta` alone, read from params that do not parse for their method.
-#[derive(Deserialize)]
-struct MetaIn {
-    #[serde(rename = "_meta", default)]
-    meta: Option<RequestMeta>,
-}
-
-/// `tools/call` params as the server reads them: as [`CallToolParams`](crate::protocol::CallToolParams), with
-/// `_meta` left unparsed but for its envelope's keys.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CallToolIn {
-    name: String,
-    #[serde(default)]
-    arguments: Option<Box<RawValue>>,
-    #[serde(default)]
-    input_responses: Option<InputResponses>,
-    #[serde(default)]
-    request_state: Option<String>,
-    /// 2025-11-25 task augmentation: opaque, but an object.
-    #[serde(default, rename = "task")]
-    _task: Option<JsonObject>,
-    #[serde(rename = "_meta", default)]
-    meta: Option<RequestMeta>,
-}
-
-/// `*/list` params as the server reads them: as [`PaginatedParams`](crate::protocol::PaginatedParams), with
-/// `_meta` left unparsed but for its envelope's keys.
-#[derive(Deserialize)]
-struct PageIn {
-    #[serde(default)]
-    cursor: Option<String>,
-    #[serde(rename = "_meta", default)]
-    meta: Option<RequestMeta>,
-}
-
-/// A params type's `_meta`, as the keys the server reads.
-trait IntoMeta {
-    fn into_meta(self) -> RequestMeta;
-}
-
-impl IntoMeta for RequestMeta {
-    fn into_meta(self) -> RequestMeta {
-        self
-    }
-}
-
-impl IntoMeta for JsonObject {
-    fn into_meta(self) -> RequestMeta {
-        RequestMeta::from_object(self)
-    }
-}
-
-/// Parses params for `method`, returning them with their `_meta` taken out.
-fn parse_body(method: &str, raw: &str) -> (Body, Option<RequestMeta>) {
-    fn typed<T: DeserializeOwned>(method: &str, raw: &str) -> Result<T, Error> {
-        let invalid =
-            |why: &dyn std::fmt::Display| Error::invalid_params(format!("Invalid params for {method}: {why}"));
-        if !is_object(raw) {
-            return Err(invalid(&"expected an object"));
-        }
-        serde_json::from_str(raw).map_err(|e| invalid(&e))
-    }
-    macro_rules! parse {
-        ($ty:ty, |$p:ident| $body:expr) => {
-            match typed::<$ty>(method, raw) {
-                Ok(mut $p) => {
-                    let meta = $p.meta.take().map(IntoMeta::into_meta);
-                    ($body, meta)
-                }
-                Err(e) => (Body::Invalid(e), None),
-            }
-        };
-    }
-    if let Some(list) = List::of(method) {
-        return parse!(PageIn, |p| Body::Serve {
-            call: Call::List { list, cursor: p.cursor },
-            retry: Retry::default()
-        });
-    }
-    match method {
-        // The tool's own type would read an array field by field: what `Mcp-Param-*` mirrors is by name.
-        "tools/call" => parse!(CallToolIn, |p| match p.arguments.as_deref().filter(|a| !is_object(a.get())) {
-            Some(_) =>
-                Body::Invalid(Error::invalid_params("Invalid params for tools/call: `arguments` must be an object")),
-            None => Body::Serve {
-                call: Call::Tool { name: p.name, arguments: p.arguments },
-                retry: Retry { input_responses: p.input_responses, request_state: p.request_state },
-            },
-        }),
-        "prompts/get" => parse!(GetPromptParams, |p| Body::Serve {
-            call: Call::Prompt { name: p.name, arguments: p.arguments },
-            retry: Retry { input_responses: p.input_responses, request_state: p.request_state },
-        }),
-        "resources/read" => parse!(ReadResourceParams, |p| Body::Serve {
-            call: Call::Read { uri: p.uri },
-            retry: Retry { input_responses: p.input_responses, request_state: p.request_state },
-        }),
-        "completion/complete" => {
-            parse!(CompleteParams, |p| Body::Serve { call: Call::Complete(Box::new(p)), retry: Retry::default() })
-        }
-        "initialize" => parse!(InitializeParams, |p| Body::Initialize(Box::new(p))),
-        "ping" | "server/discover" => parse!(MetaParams, |p| Body::Bare),
-        "logging/setLevel" => parse!(SetLevelParams, |p| Body::SetLevel(p.level)),
-        "resources/subscribe" => parse!(ResourceUriParams, |p| Body::Subscribe(p.uri)),
-        "resources/unsubscribe" => parse!(ResourceUriParams, |p| Body::Unsubscribe(p.uri)),
-        METHOD_LISTEN => parse!(ListenParams, |p| Body::Listen(p)),
-        METHOD_TASKS_GET => parse!(TaskParams, |p| Body::TaskGet(p.task_id)),
-        METHOD_TASKS_CANCEL => parse!(TaskParams, |p| Body::TaskCancel(p.task_id)),
-        METHOD_TASKS_UPDATE => {
-            parse!(UpdateTaskParams, |p| Body::TaskUpdate { task_id: p.task_id, responses: p.input_responses })
-        }
-        _ => (Body::Unknown, None),
-    }
 }
 
 impl Classified {
@@ -455,14 +400,60 @@ impl Classified {
 
     /// A legacy request's `_meta.progressToken` (a modern one's is part of the envelope).
     pub fn progress_token(&self) -> Option<ProgressToken> {
-        self.meta.progress_token.as_deref().and_then(|raw| serde_json::from_str(raw.get()).ok())
+        self.meta.progress_token.as_ref().and_then(Slot::read).cloned()
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::batch;
+    use super::{General, batch, one_pass, read_generally};
     use crate::protocol::codes;
+
+    /// The one pass answers only where it agrees with the general read, and reads what clients send.
+    #[test]
+    fn the_one_pass_read_agrees_with_the_general_one() {
+        const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"progressToken":"p","x":[1,{"y":null}]}"#;
+        let read = [
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}},{META}}}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":"s\"1","method":"tools/list","params":{{"cursor":"c",{META}}},"x":1}}"#),
+            format!(r#" {{"id":2,"method":"tools/call","jsonrpc":"2.0","params":{{{META},"name":"n","requestState":"s","inputResponses":{{"a":{{"x":1}}}}}}}} "#),
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping","params":{"_meta":{"progressToken":7}}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add","arguments":[1,2]}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":5,"method":"prompts/get","params":{"name":"p","_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01"}}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":6,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#.into(),
+        ];
+        let general = [
+            // Params first; a notification; a response; a method no era serves.
+            r#"{"jsonrpc":"2.0","id":1,"params":{},"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"nope","params":{}}"#,
+            // Values that do not read: in `_meta`, in the params, the envelope's.
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":7}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","_meta":{"progressToken":1.5}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[]}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.1","id":1,"method":"ping"}"#,
+            r#"{"id":1,"method":"ping"}"#,
+            // Repeated keys, trailing text, not an object.
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","result":1,"result":2}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"} x"#,
+            r#"["2.0",1,"ping"]"#,
+        ];
+        let shown = |(id, method, parsed): &(_, String, _)| format!("{id:?} {method} {parsed:?}");
+        for text in &read {
+            let one = one_pass(text).unwrap_or_else(|| panic!("not read in one pass: {text}"));
+            let Ok(General::Request(id, method, parsed)) = read_generally(text) else { panic!("no request: {text}") };
+            assert_eq!(shown(&one), shown(&(id, method, parsed)), "{text}");
+        }
+        for text in general {
+            assert!(one_pass(text).is_none(), "read in one pass: {text}");
+        }
+    }
 
     fn refused(text: &str, max: usize) -> (i32, String) {
         let e = batch(text, max).expect_err(text);

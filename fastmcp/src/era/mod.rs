@@ -7,6 +7,7 @@ mod connection;
 mod engine;
 mod legacy;
 mod modern;
+mod params;
 mod request_meta;
 
 pub(crate) use classify::{

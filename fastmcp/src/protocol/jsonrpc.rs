@@ -21,11 +21,40 @@ pub mod codes {
 }
 
 /// A request id: a string or an integer, never null.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(untagged)]
 pub enum RequestId {
     Number(i64),
     String(String),
+}
+
+/// Reads what `#[serde(untagged)]` would (an integer that fits an `i64`, or a string), without buffering
+/// the value first: every message has an id.
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Id;
+        impl serde::de::Visitor<'_> for Id {
+            type Value = RequestId;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or an integer")
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<RequestId, E> {
+                Ok(RequestId::Number(n))
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<RequestId, E> {
+                i64::try_from(n)
+                    .map(RequestId::Number)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(n), &self))
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<RequestId, E> {
+                Ok(RequestId::String(s.to_owned()))
+            }
+            fn visit_string<E: serde::de::Error>(self, s: String) -> Result<RequestId, E> {
+                Ok(RequestId::String(s))
+            }
+        }
+        d.deserialize_any(Id)
+    }
 }
 
 impl fmt::Display for RequestId {
@@ -309,5 +338,20 @@ mod tests {
         assert_eq!(code(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#), codes::INVALID_REQUEST);
         assert_eq!(code(r#"{"id":1,"id":2}"#), codes::INVALID_REQUEST);
         assert_eq!(code("\"text\""), codes::INVALID_REQUEST);
+    }
+
+    #[test]
+    fn an_id_is_an_integer_that_fits_an_i64_or_a_string() {
+        let id = |json: &str| serde_json::from_str::<RequestId>(json).ok();
+        assert_eq!(id("7"), Some(RequestId::Number(7)));
+        assert_eq!(id("-9223372036854775808"), Some(RequestId::Number(i64::MIN)));
+        assert_eq!(id(r#""a\"b""#), Some(RequestId::String("a\"b".into())));
+        for refused in ["9223372036854775808", "1.0", "1e3", "null", "true", "[1]", "{}"] {
+            assert_eq!(id(refused), None, "{refused}");
+        }
+        assert_eq!(
+            serde_json::from_value::<RequestId>(serde_json::json!("x")).ok(),
+            Some(RequestId::String("x".into()))
+        );
     }
 }

@@ -11,17 +11,18 @@ use std::sync::Arc;
 pub(crate) struct Reply {
     /// A field whose JSON was serialized once at start-up (a `*/list` page), written first.
     raw: Option<(&'static str, Arc<RawValue>)>,
-    /// The result's own fields: a JSON object's text, as serde_json writes it (no whitespace).
-    object: Box<RawValue>,
+    /// The result's own fields: a JSON object's text, as serde_json writes it (no whitespace). A `String`,
+    /// not a `Box<RawValue>`: boxing would shrink (reallocate) the text serde_json wrote, on every call.
+    object: String,
     /// List, read and discover results carry cache hints on the modern wire: these.
     pub cache: Option<CacheHint>,
 }
 
 impl Reply {
     pub fn new(result: impl Serialize, cache: Option<CacheHint>) -> Result<Self, Error> {
-        let object = serde_json::value::to_raw_value(&result)?;
-        if !object.get().starts_with('{') {
-            return Err(Error::internal(format!("a result must be a JSON object, not {}", object.get())));
+        let object = serde_json::to_string(&result)?;
+        if !object.starts_with('{') {
+            return Err(Error::internal(format!("a result must be a JSON object, not {object}")));
         }
         Ok(Self { raw: None, object, cache })
     }
@@ -47,7 +48,7 @@ impl Reply {
     /// serde_json escapes a quote). A cheap test before the rare result that needs reading as a map: one pass
     /// over the colons, not a substring search per key.
     pub fn mentions_any(&self, keys: &[&str]) -> bool {
-        let text = self.object.get().as_bytes();
+        let text = self.object.as_bytes();
         let named = |before: &[u8]| {
             keys.iter().any(|key| before.strip_suffix(key.as_bytes()).is_some_and(|rest| rest.ends_with(b"\"")))
         };
@@ -56,7 +57,7 @@ impl Reply {
 
     /// The result's fields, read as a map (for the rare result whose fields an era must change).
     pub fn fields(&self) -> JsonObject {
-        serde_json::from_str(self.object.get()).unwrap_or_default()
+        serde_json::from_str(&self.object).unwrap_or_default()
     }
 
     /// `isError: true`: a tool's failure.
@@ -66,14 +67,13 @@ impl Reply {
             #[serde(rename = "isError", default)]
             is_error: Option<serde_json::Value>,
         }
-        serde_json::from_str::<IsError>(self.object.get())
-            .is_ok_and(|r| r.is_error == Some(serde_json::Value::Bool(true)))
+        serde_json::from_str::<IsError>(&self.object).is_ok_and(|r| r.is_error == Some(serde_json::Value::Bool(true)))
     }
 
     /// Writes the result object into `out`: the start-up field, the result's own fields, then whatever
     /// `extra` writes (each entry it writes starts with a comma).
     pub fn write(&self, out: &mut String, extra: impl FnOnce(&mut String)) {
-        let inner = &self.object.get()[1..self.object.get().len() - 1];
+        let inner = &self.object[1..self.object.len() - 1];
         out.push('{');
         let mut empty = true;
         if let Some((key, raw)) = &self.raw {
@@ -108,7 +108,7 @@ impl Reply {
 
     /// About how long the written object is, to size buffers.
     pub fn len(&self) -> usize {
-        self.object.get().len() + self.raw.as_ref().map_or(0, |(key, raw)| key.len() + raw.get().len() + 4)
+        self.object.len() + self.raw.as_ref().map_or(0, |(key, raw)| key.len() + raw.get().len() + 4)
     }
 }
 

@@ -2,15 +2,14 @@
 //! capabilities on every request (and optionally its info, a log level and a progress token).
 
 use crate::context::Scope;
-use crate::era::request_meta::RequestMeta;
+use crate::era::request_meta::{RequestMeta, Slot, Version};
 use crate::protocol::{
-    ClientCapabilities, Era, ErrorObject, Implementation, LoggingLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO,
-    META_LOG_LEVEL, META_PROGRESS_TOKEN, META_PROTOCOL_VERSION, ProgressToken, ProtocolVersion, RequestId, codes,
+    ClientCapabilities, Era, ErrorObject, LoggingLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL,
+    META_PROGRESS_TOKEN, META_PROTOCOL_VERSION, ProgressToken, ProtocolVersion, RequestId, codes,
 };
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
-use std::borrow::Cow;
 
 /// What a valid envelope establishes for one request.
 pub(crate) struct Envelope {
@@ -30,41 +29,38 @@ pub(crate) fn open(id: &RequestId, meta: RequestMeta) -> Result<Envelope, ErrorO
             missing.push(META_PROTOCOL_VERSION);
             ProtocolVersion::LATEST
         }
-        Some(raw) => match serde_json::from_str::<Cow<'_, str>>(raw.get()) {
-            Ok(v) => match ProtocolVersion::parse(&v).filter(|v| v.era() == Era::Modern) {
-                Some(v) => v,
-                None => return Err(unsupported_version(&v)),
-            },
-            Err(_) => return Err(unsupported_version(&compact(&raw))),
-        },
+        Some(Slot::Read(Version::Known(v))) if v.era() == Era::Modern => v,
+        Some(Slot::Read(v)) => return Err(unsupported_version(v.as_str())),
+        Some(Slot::Unread(raw)) => return Err(unsupported_version(&compact(&raw))),
     };
     let client_capabilities = match meta.client_capabilities {
         None => {
             missing.push(META_CLIENT_CAPABILITIES);
             ClientCapabilities::default()
         }
-        Some(raw) => value::<ClientCapabilities>(META_CLIENT_CAPABILITIES, &raw)?,
+        Some(slot) => *value(META_CLIENT_CAPABILITIES, slot)?,
     };
     if !missing.is_empty() {
         return Err(ErrorObject::invalid_params(format!("Missing required _meta keys: {}", missing.join(", ")))
             .with_data(json!({ "missing": missing })));
     }
-    let client_info = meta.client_info.map(|raw| value::<Implementation>(META_CLIENT_INFO, &raw)).transpose()?;
-    let log_level = meta.log_level.map(|raw| value::<LoggingLevel>(META_LOG_LEVEL, &raw)).transpose()?;
-    let progress_token =
-        meta.progress_token.map(|raw| value::<ProgressToken>(META_PROGRESS_TOKEN, &raw)).transpose()?;
+    let client_info = meta.client_info.map(|slot| value(META_CLIENT_INFO, slot).map(|info| *info)).transpose()?;
+    let log_level = meta.log_level.map(|slot| value(META_LOG_LEVEL, slot)).transpose()?;
+    let progress_token = meta.progress_token.map(|slot| value(META_PROGRESS_TOKEN, slot)).transpose()?;
     let scope = Box::new(Scope { request_id: id.clone(), protocol_version, client_info, client_capabilities });
     Ok(Envelope { scope, log_level, progress_token })
 }
 
-/// Reads one key's JSON into its type. A failure is reported as reading it from a `Value` words it, without
-/// the position in the text.
-fn value<T: DeserializeOwned>(key: &str, raw: &RawValue) -> Result<T, ErrorObject> {
-    serde_json::from_str(raw.get()).map_err(|_| {
-        let e = serde_json::from_str::<Value>(raw.get()).and_then(serde_json::from_value::<T>).err();
-        let why = e.map_or_else(|| "invalid value".to_owned(), |e| e.to_string());
-        ErrorObject::invalid_params(format!("Invalid _meta key {key}: {why}"))
-    })
+/// One key's value, or why it does not read: as reading it from a `Value` words it, without the position in
+/// the text.
+fn value<T: DeserializeOwned>(key: &str, slot: Slot<T>) -> Result<T, ErrorObject> {
+    let raw = match slot {
+        Slot::Read(value) => return Ok(value),
+        Slot::Unread(raw) => raw,
+    };
+    let e = serde_json::from_str::<Value>(raw.get()).and_then(serde_json::from_value::<T>).err();
+    let why = e.map_or_else(|| "invalid value".to_owned(), |e| e.to_string());
+    Err(ErrorObject::invalid_params(format!("Invalid _meta key {key}: {why}")))
 }
 
 /// A non-string version as compact JSON, as the error's `requested` shows it.

@@ -3,12 +3,11 @@
 //! the body was parsed (once) for dispatch, so what gateways route on is what the server serves.
 
 use crate::era::classify::{Body, Headers, METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION_HEADER, text};
-use crate::era::request_meta::RequestMeta;
+use crate::era::request_meta::{RequestMeta, Slot, Version};
 use crate::protocol::param_headers::{ParamHeader, ParamKind, decode};
 use crate::server::registry::ToolEntry;
 use serde_json::Value;
 use serde_json::value::RawValue;
-use std::borrow::Cow;
 
 /// A cross-checked header is sent at most once (`shown` is its name as the spec spells it): its value, if sent.
 fn sent_once<'h>(
@@ -29,8 +28,8 @@ fn single<'h>(headers: &'h dyn Headers, name: &str, shown: &str) -> Result<Optio
 
 /// The classification rung: `MCP-Protocol-Version` is sent and equals the `_meta` version.
 pub(crate) fn check_version(headers: &dyn Headers, meta: &RequestMeta) -> Result<(), String> {
-    let body = meta.protocol_version.as_deref().and_then(|raw| serde_json::from_str::<Cow<'_, str>>(raw.get()).ok());
-    match (single(headers, PROTOCOL_VERSION_HEADER, "MCP-Protocol-Version")?, body.as_deref()) {
+    let body = meta.protocol_version.as_ref().and_then(Slot::read).map(Version::as_str);
+    match (single(headers, PROTOCOL_VERSION_HEADER, "MCP-Protocol-Version")?, body) {
         (None, _) => Err("MCP-Protocol-Version is required on modern requests".into()),
         (Some(h), Some(b)) if h != b => Err(format!("MCP-Protocol-Version is {h} but _meta says {b}")),
         _ => Ok(()),
