@@ -19,7 +19,7 @@ pub async fn read_lines<R: AsyncRead + Unpin>(reader: R, max: usize) -> std::io:
     let mut out = Vec::new();
     while let Some(line) = lines.next().await? {
         out.push(match line {
-            crate::transport::Line::Text(text) => Some(text),
+            crate::transport::Line::Text(text) => Some(text.to_vec()),
             crate::transport::Line::TooLong => None,
         });
     }

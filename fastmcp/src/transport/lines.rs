@@ -3,8 +3,10 @@
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::sync::mpsc;
 
-pub(crate) enum Line {
-    Text(Vec<u8>),
+pub(crate) enum Line<'a> {
+    /// Lent until the next call: a slice of the read buffer when the line is all in it (the usual case,
+    /// with nothing copied), else of the reader's own buffer, reused from line to line.
+    Text(&'a [u8]),
     /// A line longer than the bound; its bytes were discarded up to the next newline.
     TooLong,
 }
@@ -12,24 +14,29 @@ pub(crate) enum Line {
 pub(crate) struct LineReader<R> {
     inner: BufReader<R>,
     max: usize,
+    /// The last line's bytes in `inner`, consumed when the next is asked for.
+    lent: usize,
+    /// A line that spans reads, gathered.
+    line: Vec<u8>,
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
     pub fn new(reader: R, max: usize) -> Self {
-        Self { inner: BufReader::with_capacity(64 * 1024, reader), max }
+        Self { inner: BufReader::with_capacity(64 * 1024, reader), max, lent: 0, line: Vec::new() }
     }
 
     /// The next line without its `\n` (and `\r`), or `None` at end of input. Never buffers more than `max`.
-    pub async fn next(&mut self) -> std::io::Result<Option<Line>> {
-        let mut line = Vec::new();
+    pub async fn next(&mut self) -> std::io::Result<Option<Line<'_>>> {
+        self.inner.consume(std::mem::take(&mut self.lent));
+        self.line.clear();
         let mut too_long = false;
         loop {
             let available = self.inner.fill_buf().await?;
             if available.is_empty() {
-                return Ok(match (too_long, line.is_empty()) {
+                return Ok(match (too_long, self.line.is_empty()) {
                     (true, _) => Some(Line::TooLong),
                     (false, true) => None,
-                    (false, false) => Some(Line::Text(line)),
+                    (false, false) => Some(Line::Text(trim_cr(&self.line))),
                 });
             }
             let (chunk, consumed, done) = match available.iter().position(|&b| b == b'\n') {
@@ -37,11 +44,16 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 None => (available, available.len(), false),
             };
             if !too_long {
-                if line.len() + chunk.len() > self.max {
+                if self.line.len() + chunk.len() > self.max {
                     too_long = true;
-                    line = Vec::new();
+                    self.line = Vec::new();
+                } else if done && self.line.is_empty() {
+                    // The whole line is in the buffer: lend it from there.
+                    self.lent = consumed;
+                    let available = self.inner.buffer();
+                    return Ok(Some(Line::Text(trim_cr(&available[..consumed - 1]))));
                 } else {
-                    line.extend_from_slice(chunk);
+                    self.line.extend_from_slice(chunk);
                 }
             }
             self.inner.consume(consumed);
@@ -49,13 +61,15 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 if too_long {
                     return Ok(Some(Line::TooLong));
                 }
-                if line.last() == Some(&b'\r') {
-                    line.pop();
-                }
-                return Ok(Some(Line::Text(line)));
+                return Ok(Some(Line::Text(trim_cr(&self.line))));
             }
         }
     }
+}
+
+/// A line without the `\r` of a `\r\n` ending.
+fn trim_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
 }
 
 /// Writes each message as one line, flushing when no other is waiting. A message over `max` bytes is not
@@ -90,7 +104,7 @@ mod tests {
         let mut out = Vec::new();
         while let Some(line) = reader.next().await.unwrap() {
             out.push(match line {
-                Line::Text(t) => Some(t),
+                Line::Text(t) => Some(t.to_vec()),
                 Line::TooLong => None,
             });
         }

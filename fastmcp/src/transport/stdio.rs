@@ -174,7 +174,7 @@ async fn read<R: AsyncRead + Unpin>(
                 continue;
             }
         };
-        let text = match std::str::from_utf8(&text) {
+        let text = match std::str::from_utf8(text) {
             Ok(t) if t.trim().is_empty() => continue,
             Ok(t) => t,
             Err(e) => {
