@@ -23,6 +23,9 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
+/// A connection's requests in flight, by id (see `foldhash` in Cargo.toml for the hasher).
+type InFlightMap = HashMap<RequestId, Flight, foldhash::fast::RandomState>;
+
 pub(crate) struct Connection {
     engine: Arc<Engine>,
     session: Session,
@@ -33,7 +36,7 @@ pub(crate) struct Connection {
     pending: Arc<Pending>,
     /// Where request-scoped notifications go, and messages unrelated to any request.
     notify: Option<mpsc::Sender<String>>,
-    in_flight: Mutex<HashMap<RequestId, Flight>>,
+    in_flight: Mutex<InFlightMap>,
     /// Fires when the connection is dropped, ending its background work (list-change forwarding).
     closed: CancellationToken,
     /// The id the transport gave this connection's session (HTTP), for the requests' spans.
@@ -94,7 +97,7 @@ impl Connection {
             outbound,
             pending,
             notify: Some(tx),
-            in_flight: Mutex::new(HashMap::new()),
+            in_flight: Mutex::new(InFlightMap::default()),
             closed: CancellationToken::new(),
             session_id: OnceLock::new(),
             caller: None,
@@ -137,7 +140,7 @@ impl Connection {
             outbound: None,
             pending: Arc::default(),
             notify: None,
-            in_flight: Mutex::new(HashMap::new()),
+            in_flight: Mutex::new(InFlightMap::default()),
             closed: CancellationToken::new(),
             session_id: OnceLock::new(),
             caller: None,
@@ -217,7 +220,7 @@ impl Connection {
         });
     }
 
-    fn in_flight(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, Flight>> {
+    fn in_flight(&self) -> std::sync::MutexGuard<'_, InFlightMap> {
         self.in_flight.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
