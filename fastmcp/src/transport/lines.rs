@@ -36,7 +36,8 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 return Ok(match (too_long, self.line.is_empty()) {
                     (true, _) => Some(Line::TooLong),
                     (false, true) => None,
-                    (false, false) => Some(Line::Text(trim_cr(&self.line))),
+                    // A last line without `\n` is kept as it is, `\r` and all.
+                    (false, false) => Some(Line::Text(&self.line)),
                 });
             }
             let (chunk, consumed, done) = match available.iter().position(|&b| b == b'\n') {
@@ -115,6 +116,8 @@ mod tests {
     async fn splits_bounds_and_recovers() {
         let got = lines(b"one\r\ntoolongline\ntwo\nlast", 8).await;
         assert_eq!(got, vec![Some(b"one".to_vec()), None, Some(b"two".to_vec()), Some(b"last".to_vec())]);
+        // Found by the `jsonrpc` fuzz target: a last line without `\n` keeps its `\r`.
+        assert_eq!(lines(b"a\nlast\r", 8).await, vec![Some(b"a".to_vec()), Some(b"last\r".to_vec())]);
     }
 
     #[tokio::test]
