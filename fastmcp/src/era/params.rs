@@ -72,9 +72,9 @@ pub(crate) trait Reader<'de> {
 }
 
 /// The params' own text (valid JSON already): `_meta` read leniently, a failure worded for the method.
-pub(crate) struct Text<'a> {
-    pub method: &'a str,
-    pub raw: &'a str,
+struct Text<'a> {
+    method: &'a str,
+    raw: &'a str,
 }
 
 impl<'a> Reader<'a> for Text<'a> {

@@ -136,10 +136,9 @@ impl RequestMeta {
     }
 
     /// The keys it reads from a `_meta` already parsed (methods whose params type keeps `_meta` as a map),
-    /// read leniently from the map's text.
+    /// read leniently from the map itself.
     pub fn from_object(meta: JsonObject) -> Self {
-        let text = serde_json::to_string(&meta).expect("a map of JSON values serializes");
-        serde_json::from_str::<Lenient>(&text).map(|meta| meta.0).unwrap_or_default()
+        Lenient::deserialize(serde_json::Value::Object(meta)).map(|meta| meta.0).unwrap_or_default()
     }
 }
 
