@@ -251,6 +251,29 @@ async fn at_a_cap_of_one_a_cancellation_frees_the_slot() {
     s.close().await;
 }
 
+/// A request whose id is in flight already ends the one before it, whether it waits for a slot (cap 1) or
+/// runs at once (cap 2). Either way the slot the first held frees: the last request gets one.
+#[tokio::test]
+async fn a_reused_id_ends_the_request_in_flight_with_it() {
+    for cap in ["1", "2"] {
+        let mut s = Server::spawn(&[("HARDENED_MAX_IN_FLIGHT", cap)]);
+        s.initialize("2025-11-25", json!({})).await;
+        s.send(call("dup", "gauge", json!({"ms": 600_000}))).await;
+        s.send(call("dup", "gauge", json!({"ms": 0}))).await;
+        let second = s.recv().await;
+        assert_eq!((second["id"].as_str(), text(&second)), (Some("dup"), "slept 0ms"), "cap {cap}: {second}");
+        if cap == "2" {
+            // Holds the slot the first call would still hold if it ran on.
+            s.send(call("long", "gauge", json!({"ms": 600_000}))).await;
+        }
+        s.still_serves().await;
+        // (With `long` running, the server would wait out its grace period at end of input: killed instead.)
+        if cap == "1" {
+            s.close().await;
+        }
+    }
+}
+
 #[tokio::test]
 async fn a_reply_over_the_limit_becomes_an_error_for_its_id() {
     let mut s = Server::spawn(&[("HARDENED_MAX_REPLY_BYTES", "4096")]);
