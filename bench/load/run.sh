@@ -252,7 +252,8 @@ if ((SHIPPED_ROUNDS > 0)); then
     "$B/load" summarize "$RAW" tcp=default transport=http --main
 fi
 echo
-echo "raw lines: bench/load/$RAW; $((SECONDS - T0)) s in all: $((T_BUILT - T0)) s to build ($PROFILE), $((SECONDS - T_BUILT)) s of runs"
+[[ $RAW == /* ]] && raw_shown=$RAW || raw_shown=bench/load/$RAW
+echo "raw lines: $raw_shown; $((SECONDS - T0)) s in all: $((T_BUILT - T0)) s to build ($PROFILE), $((SECONDS - T_BUILT)) s of runs"
 if ((CHECK)); then
     "$B/load" check "$RAW"
 fi
