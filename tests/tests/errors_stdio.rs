@@ -196,6 +196,27 @@ async fn panicking_handlers_become_errors_and_the_server_lives() {
     assert!(c.close().await.0.success());
 }
 
+/// A resource's `Err` of any type that displays (here `String`) is `-32603` with its text, in both eras;
+/// fastmcp's own `Error` keeps its code. (Prompts convert their errors the same way: unit tests in
+/// `handler/output.rs`.)
+#[tokio::test]
+async fn resource_errors_of_any_displayable_type_become_rpc_errors() {
+    let mut c = fixture();
+    c.initialize("2025-11-25").await;
+    let message = |r: &Value| (code(r), r["error"]["message"].as_str().map(str::to_owned));
+    let offline = (-32603, Some("the 1999 archive is offline".to_owned()));
+    let r = c.request("resources/read", json!({"uri": "fixture://archive/1999"})).await;
+    assert_eq!(message(&r), offline, "legacy: {r}");
+    let r = c.modern("resources/read", json!({"uri": "fixture://archive/1999"})).await;
+    assert_eq!(message(&r), offline, "modern: {r}");
+    let r = c.request("resources/read", json!({"uri": "fixture://archive/2024"})).await;
+    assert_eq!(r["result"]["contents"][0]["text"], "archive 2024", "{r}");
+    let r = c.request("resources/read", json!({"uri": "fixture://ledger/7"})).await;
+    assert_eq!(message(&r), (-32602, Some("no ledger 7".to_owned())), "{r}");
+    still_alive(&mut c).await;
+    assert!(c.close().await.0.success());
+}
+
 #[tokio::test]
 async fn a_slow_tool_never_blocks_other_requests() {
     let mut c = fixture();

@@ -202,14 +202,27 @@ impl IntoPromptResult for Vec<PromptMessage> {
     }
 }
 
-/// `Err` becomes a JSON-RPC error: the error's own code, else `-32603`.
-impl<T: IntoPromptResult, E: Into<Error>> IntoPromptResult for Result<T, E> {
+/// `Err` becomes a JSON-RPC error: an [`Error`] keeps its code, any other error that displays (a `String`,
+/// an `anyhow::Error`) is `-32603` with its text.
+impl<T: IntoPromptResult, E: Display + 'static> IntoPromptResult for Result<T, E> {
     fn into_prompt_result(self) -> Result<GetPromptResult, Error> {
-        self.map_err(Into::into)?.into_prompt_result()
+        self.map_err(handler_error)?.into_prompt_result()
     }
 
     fn into_prompt_step(self) -> HandlerResult<GetPromptResult> {
-        self.map_err(Into::into)?.into_prompt_step()
+        self.map_err(handler_error)?.into_prompt_step()
+    }
+}
+
+/// What a prompt's or resource's `Err` becomes: an [`Error`] keeps its code ([`Error::resource_not_found`],
+/// [`Error::invalid_params`], …); any other error that displays (a `String`, an `io::Error`, an
+/// `anyhow::Error`) is `-32603` with its text. (A tool's `Err` is an `isError` result instead, for the
+/// model to read.)
+fn handler_error<E: Display + 'static>(e: E) -> Error {
+    let mut e = Some(e);
+    match (&mut e as &mut dyn std::any::Any).downcast_mut::<Option<Error>>() {
+        Some(own) => own.take().expect("set above"),
+        None => Error::msg(e.expect("set above")),
     }
 }
 
@@ -294,13 +307,55 @@ impl<T: Serialize> IntoResourceContents for Json<T> {
     }
 }
 
-/// `Err` becomes a JSON-RPC error: the error's own code (e.g. [`Error::resource_not_found`]), else `-32603`.
-impl<T: IntoResourceContents, E: Into<Error>> IntoResourceContents for Result<T, E> {
+/// `Err` becomes a JSON-RPC error: an [`Error`] keeps its code, any other error that displays (a `String`,
+/// an `anyhow::Error`) is `-32603` with its text.
+impl<T: IntoResourceContents, E: Display + 'static> IntoResourceContents for Result<T, E> {
     fn into_contents(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, Error> {
-        self.map_err(Into::into)?.into_contents(uri, mime_type)
+        self.map_err(handler_error)?.into_contents(uri, mime_type)
     }
 
     fn into_contents_step(self, uri: &str, mime_type: Option<&str>) -> HandlerResult<ReadResourceResult> {
-        self.map_err(Into::into)?.into_contents_step(uri, mime_type)
+        self.map_err(handler_error)?.into_contents_step(uri, mime_type)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Era;
+
+    fn rpc(error: Error) -> (i32, String) {
+        let e = error.to_error_object(Era::Modern);
+        (e.code, e.message)
+    }
+
+    /// An error type that displays and is no `std::error::Error` (as `anyhow::Error` is not).
+    struct Offline;
+
+    impl Display for Offline {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("the archive is offline")
+        }
+    }
+
+    #[test]
+    fn a_prompts_or_resources_error_that_displays_is_an_internal_error_with_its_text() {
+        let prompt: Result<String, String> = Err("say what to recap".into());
+        let e = prompt.into_prompt_result().expect_err("an error");
+        assert_eq!(rpc(e), (-32603, "say what to recap".to_owned()));
+        let resource: Result<String, Offline> = Err(Offline);
+        let e = resource.into_contents("x://a", None).expect_err("an error");
+        assert_eq!(rpc(e), (-32603, "the archive is offline".to_owned()));
+        let io: Result<String, std::io::Error> = Err(std::io::Error::other("disk gone"));
+        assert_eq!(rpc(io.into_contents("x://a", None).expect_err("an error")), (-32603, "disk gone".to_owned()));
+    }
+
+    #[test]
+    fn fastmcps_own_error_keeps_its_code() {
+        let prompt: Result<String, Error> = Err(Error::invalid_params("no such topic"));
+        assert_eq!(rpc(prompt.into_prompt_result().expect_err("an error")), (-32602, "no such topic".to_owned()));
+        let gone: crate::Result<String> = Err(Error::resource_not_found("x://gone"));
+        let e = gone.into_contents("x://gone", None).expect_err("an error");
+        assert_eq!(e.to_error_object(Era::Legacy).code, -32002, "the era's own code, as before");
     }
 }

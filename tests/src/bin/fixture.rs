@@ -277,6 +277,18 @@ async fn panics() -> String {
     panic!("boom went the resource")
 }
 
+/// An archive, offline before 2000: its reader fails with a plain `String`.
+#[resource("fixture://archive/{year}")]
+async fn archive(year: u32) -> Result<String, String> {
+    if year < 2000 { Err(format!("the {year} archive is offline")) } else { Ok(format!("archive {year}")) }
+}
+
+/// A ledger that exists for no id: fastmcp's own error, with its code.
+#[resource("fixture://ledger/{id}")]
+async fn ledger(id: u32) -> fastmcp::Result<String> {
+    Err(fastmcp::Error::invalid_params(format!("no ledger {id}")))
+}
+
 static TASK_CANCELLED: AtomicBool = AtomicBool::new(false);
 
 /// A task that waits a minute; when its cancellation token fires, work it handed elsewhere records that.
@@ -348,6 +360,8 @@ async fn main() -> fastmcp::Result<()> {
         .tool(limited_task)
         .resource(panics)
         .resource(note)
+        .resource(archive)
+        .resource(ledger)
         .tool(touch)
         .max_message_bytes(env("FIXTURE_MAX_MESSAGE_BYTES").map_or(4 << 20, |v| v as usize))
         .page_size(env("FIXTURE_PAGE_SIZE").map_or(100, |v| v as usize))
