@@ -2,7 +2,7 @@
 //! restore the locals into their types. The floor beside it is what any round pays anyway: serde_json
 //! `to_string` + `from_str` of the same locals.
 //!
-//! `cargo bench -p fastmcp --bench request_state [--features sealed-state] -- --warm-up-time 1 --measurement-time 3`
+//! `cargo bench -p fast-mcp --bench request_state [--features sealed-state] -- --warm-up-time 1 --measurement-time 3`
 //!
 //! For an instruction profile, `REQUEST_STATE_PROFILE=<signed|sealed|floor>:<bytes>:<rounds>` runs just that
 //! many rounds of one form outside criterion and prints their wall time per round (for example under

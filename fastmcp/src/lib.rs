@@ -67,9 +67,18 @@ pub use server::{FastMcp, HttpOptions, Server, Transport, middleware};
 #[cfg(feature = "http")]
 pub use transport::http::{McpService, PeerAddr};
 
+/// schemars, re-exported like [`serde`]: `#[derive(fastmcp::schemars::JsonSchema)]` with
+/// `#[schemars(crate = "fastmcp::schemars")]` on the type.
+pub use schemars;
+/// serde, re-exported so that your own parameter and result types need no dependency of their own:
+/// `#[derive(fastmcp::serde::Deserialize)]` with `#[serde(crate = "fastmcp::serde")]` on the type.
+pub use serde;
+/// serde_json, re-exported for `json!` and [`Value`](serde_json::Value) in results and tests.
+pub use serde_json;
+
 /// The README's examples compile as doctests.
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
 /// Everything a server author usually needs, in one `use`.

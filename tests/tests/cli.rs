@@ -21,7 +21,7 @@ fn fastmcp_bin() -> PathBuf {
     BUILT.get_or_init(|| {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let status = Command::new(cargo)
-            .args(["build", "--quiet", "-p", "fastmcp", "--features", "cli", "--bin", "fastmcp"])
+            .args(["build", "--quiet", "-p", "fast-mcp", "--features", "cli", "--bin", "fastmcp"])
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .status()
             .expect("cargo runs");

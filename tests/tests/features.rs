@@ -18,7 +18,7 @@ async fn without_default_features_a_stdio_server_builds_without_hyper_and_serves
     let tree = cargo(&["tree", "-p", "fastmcp-stdio-only", "-e", "normal", "--prefix", "none"]);
     let tree = String::from_utf8(tree.stdout).expect("UTF-8");
     let crates: Vec<&str> = tree.lines().filter_map(|l| l.split_whitespace().next()).collect();
-    assert!(crates.contains(&"fastmcp"), "{tree}");
+    assert!(crates.contains(&"fast-mcp"), "{tree}");
     for absent in ["hyper", "hyper-util", "http", "http-body", "http-body-util", "tower-service", "tracing-subscriber"]
     {
         assert!(!crates.contains(&absent), "{absent} is in the stdio-only build:\n{tree}");
@@ -34,6 +34,13 @@ async fn without_default_features_a_stdio_server_builds_without_hyper_and_serves
     let r = c.modern("tools/call", json!({"name": "echo", "arguments": {"message": "modern"}})).await;
     assert_eq!(first_text(&r["result"]), "modern", "{r}");
     assert_eq!(r["result"]["resultType"], "complete");
+    // An argument type derived through `fastmcp::serde` / `fastmcp::schemars`: read, and described in full.
+    let r = c.modern("tools/call", json!({"name": "greet", "arguments": {"to": {"name": "Ada", "times": 2}}})).await;
+    assert_eq!(first_text(&r["result"]), "Hello, Ada! Hello, Ada!", "{r}");
+    let r = c.modern("tools/list", json!({})).await;
+    let greet = r["result"]["tools"].as_array().and_then(|t| t.iter().find(|t| t["name"] == "greet")).expect("greet");
+    let schema = greet["inputSchema"].to_string();
+    assert!(schema.contains("How many times.") && schema.contains("\"times\""), "{schema}");
     let (status, _) = c.close().await;
     assert!(status.success(), "{status:?}");
 }

@@ -1,6 +1,6 @@
 //! Golden expansions, pin-project style but without cargo-expand: each `tests/expand/<shape>.rs` of the
 //! workspace is expanded by the macros' own entry point ([`super::run`]), pretty-printed with prettyplease
-//! and compared with the checked-in `<shape>.expanded.rs`. `FASTMCP_BLESS=1 cargo test -p fastmcp-macros`
+//! and compared with the checked-in `<shape>.expanded.rs`. `FASTMCP_BLESS=1 cargo test -p fast-mcp-macros`
 //! writes them instead; read the diff before committing.
 
 use super::run;

@@ -199,14 +199,12 @@ impl Inbound {
             }
             // The envelope's shape is refused before the end of the text is read (`[{…}] x`, a repeated
             // key before a syntax error), so whether the text is JSON at all is asked apart.
-            Err(_) if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) => {
-                return Err(Rejected { id: None, error: ErrorObject::parse_error(e) });
-            }
             Err(_) => {
-                return Err(Rejected {
-                    id: None,
-                    error: ErrorObject::invalid_request("expected a JSON-RPC 2.0 object"),
-                });
+                let error = match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+                    Err(e) => ErrorObject::parse_error(e),
+                    Ok(_) => ErrorObject::invalid_request("expected a JSON-RPC 2.0 object"),
+                };
+                return Err(Rejected { id: None, error });
             }
         };
         let id = match env.id {

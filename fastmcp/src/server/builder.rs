@@ -160,9 +160,15 @@ impl FastMcp {
 
     /// What the server's replicas share: the ids of consumed one-time rounds and the fan-out of changes to
     /// `subscriptions/listen` and legacy sessions (see [`crate::store`]). Default: [`MemoryStore`], this
-    /// process only; [`run`](Self::run) picks [`RedisStore`](crate::store::RedisStore) when
-    /// `FASTMCP_REDIS_URL` is set and no store was set here. Replicas must share the request-state keys too
+    /// process only; [`run`](Self::run) picks [`RedisStore`] when `FASTMCP_REDIS_URL` is set and no store was
+    /// set here (feature `redis`). Replicas must share the request-state keys too
     /// ([`request_state`](Self::request_state), or `FASTMCP_STATE_KEYS`).
+    ///
+    #[cfg_attr(feature = "redis", doc = "[`RedisStore`]: crate::store::RedisStore")]
+    #[cfg_attr(
+        not(feature = "redis"),
+        doc = "[`RedisStore`]: https://docs.rs/fast-mcp/latest/fastmcp/store/struct.RedisStore.html"
+    )]
     pub fn store(mut self, store: Arc<dyn Store>) -> Self {
         self.store = Some(store);
         self

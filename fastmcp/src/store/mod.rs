@@ -16,6 +16,12 @@
 //!
 //! When the store cannot be reached, what needs it fails with [`StoreError`] — on the wire `-32603`
 //! "shared store unavailable: …" — and the server goes on serving everything else.
+//!
+// Without the feature the type is not here to link to: docs.rs builds with every feature.
+#![cfg_attr(
+    not(feature = "redis"),
+    doc = "[`RedisStore`]: https://docs.rs/fast-mcp/latest/fastmcp/store/struct.RedisStore.html"
+)]
 
 mod memory;
 #[cfg(feature = "redis")]
@@ -39,6 +45,11 @@ pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>>
 ///
 /// Keys and channels are plain strings (a backend may put them in a namespace of its own, as
 /// [`RedisStore`] does). Every value has a ttl: nothing the server stores outlives its use.
+///
+#[cfg_attr(
+    not(feature = "redis"),
+    doc = "[`RedisStore`]: https://docs.rs/fast-mcp/latest/fastmcp/store/struct.RedisStore.html"
+)]
 pub trait Store: Send + Sync + 'static {
     /// Stores `value` under `key` for `ttl` unless the key is present; `true` when this call stored it.
     /// Atomic: of concurrent callers (on any replica) exactly one gets `true`.
