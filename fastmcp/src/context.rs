@@ -50,7 +50,35 @@ macro_rules! levels {
     )*};
 }
 
-/// What the runtime knows about the request being served. Cheap to clone.
+/// What the runtime knows about the request being served, and what a handler may do while it runs: log
+/// to the client, report progress, keep session state, notice cancellation. Cheap to clone.
+///
+/// Take it as a parameter of any `#[tool]`, `#[prompt]` or `#[resource]` fn (`ctx: Context` or
+/// `ctx: &Context`; it is part of no schema), or reach it from anywhere inside the handler with
+/// [`Context::current`]. Logging and progress never fail the handler, so it calls them unconditionally:
+/// logs go out at or above the level the client set (see [`log`](Context::log)), progress only when the
+/// request carried a progress token, and the rest is dropped.
+///
+/// ```
+/// use fastmcp::prelude::*;
+///
+/// /// Import rows into the database, reporting progress.
+/// #[tool]
+/// async fn import(rows: Vec<String>, ctx: Context) -> Result<String> {
+///     ctx.info(format!("importing {} rows", rows.len())).await;
+///     let total = rows.len() as f64;
+///     for (i, row) in rows.iter().enumerate() {
+///         if ctx.is_cancelled() {
+///             return Err(Error::msg("import cancelled"));
+///         }
+///         // … write `row` …
+///         ctx.progress((i + 1) as f64, Some(total), Some(format!("imported {row}"))).await;
+///     }
+///     ctx.logger("db").debug("committed").await; // `logger: "db"` on the notification
+///     Ok(format!("imported {} rows (request {})", rows.len(), ctx.request_id()))
+/// }
+/// # let _ = FastMcp::new("docs").tool(import);
+/// ```
 #[derive(Clone)]
 pub struct Context {
     inner: Arc<Inner>,
@@ -59,9 +87,13 @@ pub struct Context {
 /// The facts an era adapter establishes for one request before dispatch.
 #[derive(Debug, Clone)]
 pub struct Scope {
+    /// The JSON-RPC id of the request ([`Context::request_id`]).
     pub request_id: RequestId,
+    /// The revision the request is served on, which also fixes its era ([`Context::era`]).
     pub protocol_version: ProtocolVersion,
+    /// The client's name and version, from `initialize` (legacy) or the request's `_meta` (modern), if given.
     pub client_info: Option<Implementation>,
+    /// What the client declared it can do, which decides whether an `.ask()` can reach it.
     pub client_capabilities: ClientCapabilities,
 }
 
@@ -491,6 +523,8 @@ impl Context {
         &self.inner.cancel
     }
 
+    /// Whether [`cancellation`](Self::cancellation) has fired: for a handler's own loop to check between
+    /// steps of long work.
     pub fn is_cancelled(&self) -> bool {
         self.inner.cancel.is_cancelled()
     }
@@ -631,8 +665,8 @@ impl Context {
     }
 
     /// Request state for a hand-written flow's next round, to return in
-    /// [`InputRequired::state`](crate::flow::InputRequired::state). The value travels as the macro's carried locals do: on the
-    /// modern protocol sealed into `requestState` with the server's keys (see `FastMcp::request_state`),
+    /// [`InputRequired::state`](crate::flow::InputRequired::state). The value travels as the macro's carried
+    /// locals do: on the modern protocol sealed into `requestState` with the server's keys (see `FastMcp::request_state`),
     /// bound to this method, target, arguments, principal and handler, and verified before the next round
     /// runs; on a legacy session kept in-process by the shim. It fails (`-32603`) only if `value` does not
     /// serialize.

@@ -11,6 +11,50 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 ///
 /// Any `std::error::Error` converts in with `?`, like `anyhow::Error`. The constructors for protocol errors
 /// (`invalid_params`, `resource_not_found`, …) carry the JSON-RPC code a client should see.
+///
+/// Where the error goes depends on the handler. A prompt's or a resource's `Err` is the JSON-RPC error of
+/// the response, with the code it was made with (`-32603` for one made without). A tool's `Err` is not: it
+/// becomes an `isError` result carrying the message, so the model can read it and try again.
+///
+/// ```
+/// use fastmcp::prelude::*;
+/// use fastmcp::protocol::ErrorObject;
+///
+/// /// A user's profile.
+/// #[resource("users://{id}/profile")]
+/// async fn profile(id: u32) -> Result<String> {
+///     match id {
+///         1 => Ok("Ada Lovelace".into()),
+///         // -32002 on legacy sessions, -32602 on the modern protocol, with `data.uri` either way.
+///         _ => Err(Error::resource_not_found(format!("users://{id}/profile"))),
+///     }
+/// }
+///
+/// /// Summarize a text in one of the known styles.
+/// #[prompt]
+/// async fn summarize(text: String, style: String) -> Result<String> {
+///     if style != "short" && style != "detailed" {
+///         return Err(Error::invalid_params(format!("unknown style `{style}`: short or detailed")));
+///     }
+///     Ok(format!("Summarize this text ({style}):\n\n{text}"))
+/// }
+///
+/// /// Read a file, for the model (an `Err` here is an `isError` result, not a JSON-RPC error).
+/// #[tool(read_only)]
+/// async fn cat(path: String) -> Result<String> {
+///     Ok(std::fs::read_to_string(path)?) // `io::Error` converts with `?`
+/// }
+///
+/// // A code of the application's own, with data the client can act on:
+/// let quota = Error::rpc(ErrorObject::new(-32001, "Quota exceeded").with_data(fastmcp::serde_json::json!({
+///     "retryAfterMs": 60_000,
+/// })));
+/// assert_eq!(quota.code(), Some(-32001));
+/// assert_eq!(quota.to_string(), "Quota exceeded");
+/// assert_eq!(Error::invalid_params("no such style").code(), Some(-32602));
+/// assert_eq!(Error::msg("disk full").code(), None); // `-32603` on the wire
+/// # let _ = FastMcp::new("docs").resource(profile).prompt(summarize).tool(cat);
+/// ```
 pub struct Error {
     repr: Repr,
 }

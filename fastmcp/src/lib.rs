@@ -1,27 +1,8 @@
-//! fastmcp: write Model Context Protocol servers as plain `async fn`s.
-//!
-//! Annotate functions with [`tool`], [`prompt`] and [`resource`], register them on a [`FastMcp`] builder and
-//! call `run()`. One server serves both protocol eras: legacy clients (2024-11-05 … 2025-11-25) that open
-//! with `initialize`, and modern clients (2026-07-28) that send a `_meta` envelope on every request.
-//!
-//! ```no_run
-//! use fastmcp::prelude::*;
-//!
-//! /// Say hello.
-//! #[tool]
-//! async fn greet(
-//!     /// Who to greet.
-//!     name: String,
-//! ) -> String {
-//!     format!("Hello, {name}!")
-//! }
-//!
-//! #[tokio::main]
-//! async fn main() -> fastmcp::Result<()> {
-//!     FastMcp::new("hello").tool(greet).run().await
-//! }
-//! ```
+// The crate's front page is the README, whose examples run as doctests.
+#![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod auth;
 #[cfg(feature = "client")]
@@ -38,7 +19,9 @@ pub mod flow;
 pub mod __fuzz {
     pub use crate::fuzzing::*;
 }
+// Its items are the fuzz targets' entry points, hidden from the docs: not public API.
 #[cfg(feature = "fuzzing")]
+#[allow(missing_docs)]
 mod fuzzing;
 pub mod handler;
 mod ids;
@@ -75,11 +58,6 @@ pub use schemars;
 pub use serde;
 /// serde_json, re-exported for `json!` and [`Value`](serde_json::Value) in results and tests.
 pub use serde_json;
-
-/// The README's examples compile as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-pub struct ReadmeDoctests;
 
 /// Everything a server author usually needs, in one `use`.
 pub mod prelude {

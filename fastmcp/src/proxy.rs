@@ -116,14 +116,17 @@ impl Proxy {
         &self.tools
     }
 
+    /// The upstream's prompts, as listed (names without the prefix).
     pub fn prompts(&self) -> &[Prompt] {
         &self.prompts
     }
 
+    /// The upstream's resources with fixed URIs, as listed (served under the same URIs).
     pub fn resources(&self) -> &[Resource] {
         &self.resources
     }
 
+    /// The upstream's resource templates, as listed (served under the same URI templates).
     pub fn resource_templates(&self) -> &[ResourceTemplate] {
         &self.templates
     }

@@ -4,7 +4,33 @@ use super::token::AccessToken;
 use std::fmt;
 
 /// A check of the author's own: `#[tool(auth = is_admin)]` with `fn is_admin(token: &AccessToken) ->
-/// Result<(), Denied>`. It runs only for callers with a verified token.
+/// Result<(), Denied>`. It runs only for callers with a verified token, after the component's scopes.
+///
+/// A check sees the whole token, claims included, so it can decide what scopes can't (the tenant, say).
+/// A caller it refuses gets the [`Denied`]'s message, and does not see the component in lists either.
+///
+/// ```
+/// use fastmcp::auth::{AccessToken, Denied};
+/// use fastmcp::prelude::*;
+///
+/// /// Only users of the `acme` tenant.
+/// fn acme_only(token: &AccessToken) -> Result<(), Denied> {
+///     match token.claims.get("tenant").and_then(|tenant| tenant.as_str()) {
+///         Some("acme") => Ok(()),
+///         _ => Err(Denied::new("only acme users may restart services")),
+///     }
+/// }
+///
+/// /// Restart a service.
+/// #[tool(scopes = ["ops:write"], auth = acme_only)]
+/// async fn restart(
+///     /// The service to restart.
+///     service: String,
+/// ) -> String {
+///     format!("{service} restarted")
+/// }
+/// # fn main() { let _ = FastMcp::new("ops").tool(restart); }
+/// ```
 pub type Check = fn(&AccessToken) -> Result<(), Denied>;
 
 /// What a component requires of its caller: `#[tool(scopes = ["deploy:write"], auth = check)]`. All the
@@ -25,14 +51,17 @@ impl Access {
     /// Open to every admitted caller.
     pub const PUBLIC: Access = Access { scopes: &[], check: None };
 
+    /// What `#[tool(scopes = […], auth = check)]` builds: every one of `scopes`, then `check` if there is one.
     pub const fn new(scopes: &'static [&'static str], check: Option<Check>) -> Self {
         Self { scopes, check }
     }
 
+    /// The scopes a caller must all have (the component's own, without the server's required ones).
     pub fn scopes(&self) -> &'static [&'static str] {
         self.scopes
     }
 
+    /// Whether the component asks for nothing: no scopes and no check, so it admits callers without a token too.
     pub fn is_public(&self) -> bool {
         self.scopes.is_empty() && self.check.is_none()
     }
@@ -60,6 +89,20 @@ pub(crate) fn require_scopes<'s>(token: &AccessToken, scopes: impl Iterator<Item
 
 /// Why a check refused a caller. With scopes, the client is told which ones to ask for (HTTP 403 with
 /// `error="insufficient_scope"`); without, it is a plain refusal.
+///
+/// A [`Check`] returns one; so does a component's `scopes = […]` when the caller lacks some.
+///
+/// ```
+/// use fastmcp::auth::Denied;
+///
+/// let plain = Denied::new("only the owner may do that");
+/// assert!(plain.scopes().is_empty());
+///
+/// // A client that gets this can ask its authorization server for `deploy:write` and retry.
+/// let step_up = Denied::missing_scopes(["deploy:write"]);
+/// assert_eq!(step_up.scopes(), ["deploy:write"]);
+/// assert_eq!(step_up.message(), r#"Missing required scope: "deploy:write""#);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Denied {
     message: String,
@@ -80,6 +123,7 @@ impl Denied {
         Self { message: format!("Missing required {noun}: {}", quoted.join(", ")), scopes }
     }
 
+    /// The refusal's text, as the caller is told it (for missing scopes, the generated one naming them).
     pub fn message(&self) -> &str {
         &self.message
     }
@@ -99,7 +143,9 @@ impl fmt::Display for Denied {
 /// Why a caller may not use a component: no token at all, or a token that is not enough.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
+    /// The caller presented no token, and the component needs one.
     Unauthenticated,
+    /// The caller's token lacks a scope the component needs, or the component's check refused it.
     Denied(Denied),
 }
 

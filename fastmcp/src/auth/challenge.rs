@@ -6,6 +6,7 @@
 pub enum Presented<'a> {
     /// No bearer token (no header, or another scheme).
     Nothing,
+    /// A well-formed bearer token, as sent (not yet verified).
     Bearer(&'a str),
     /// Several `Authorization` headers, or a `Bearer` credential that is not a token: HTTP 400
     /// `invalid_request`, never a guess at which part was meant.
@@ -42,6 +43,7 @@ fn is_b64token(token: &str) -> bool {
 pub struct Challenge {
     /// `invalid_request`, `invalid_token` or `insufficient_scope`; none when no token was sent.
     pub error: Option<&'static str>,
+    /// A human-readable reason to go with `error` (quoted on the wire; characters a header can't carry are dropped).
     pub error_description: Option<String>,
     /// The scopes the request needs, space-separated on the wire.
     pub scope: Vec<String>,
@@ -86,12 +88,15 @@ fn quote(text: &str) -> String {
 /// One challenge of a `WWW-Authenticate` value, as a client reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParsedChallenge {
+    /// The authentication scheme (`Bearer`, `DPoP`, `Basic`), as the server spelled it: compare it case-insensitively.
     pub scheme: String,
     /// `name=value` parameters in order, names lowercased, quoted values unescaped.
     pub params: Vec<(String, String)>,
 }
 
 impl ParsedChallenge {
+    /// The value of the first parameter called `name`, which must be given in lowercase (names are stored
+    /// lowercased), as in `param("resource_metadata")`.
     pub fn param(&self, name: &str) -> Option<&str> {
         self.params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
     }

@@ -39,6 +39,8 @@ pub struct ProtectedResource {
 }
 
 impl ProtectedResource {
+    /// Protects the server with `verifier`. The rest starts empty (30 s leeway, tokens up to 16 KiB); name at
+    /// least one [`authorization_server`](Self::authorization_server), or the server's build fails.
     pub fn new(verifier: impl TokenVerifier) -> Self {
         Self {
             resource: None,

@@ -23,40 +23,50 @@ pub struct AccessToken {
 }
 
 impl AccessToken {
+    /// An empty token (no claims, no scopes), to fill in with the setters: what a verifier of your own returns, or
+    /// a test's caller.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Sets [`issuer`](Self::issuer).
     pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
         self.issuer = Some(issuer.into());
         self
     }
 
+    /// Sets [`subject`](Self::subject).
     pub fn subject(mut self, subject: impl Into<String>) -> Self {
         self.subject = Some(subject.into());
         self
     }
 
+    /// Sets [`client_id`](Self::client_id).
     pub fn client_id(mut self, client_id: impl Into<String>) -> Self {
         self.client_id = Some(client_id.into());
         self
     }
 
+    /// Sets [`scopes`](Self::scopes), replacing any set before.
     pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
         self.scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
 
+    /// Sets [`expires_at`](Self::expires_at).
     pub fn expires_at(mut self, at: SystemTime) -> Self {
         self.expires_at = Some(at);
         self
     }
 
+    /// Sets [`claims`](Self::claims), replacing any set before.
     pub fn claims(mut self, claims: Map<String, Value>) -> Self {
         self.claims = claims;
         self
     }
 
+    /// Whether the token grants `scope` exactly (no prefix or wildcard matching; a server's
+    /// `ProtectedResource::scope_implies` hierarchy has been applied by the time a handler sees the token).
     pub fn has_scope(&self, scope: &str) -> bool {
         self.scopes.iter().any(|s| s == scope)
     }
@@ -80,6 +90,7 @@ impl AccessToken {
 pub struct Principal(String);
 
 impl Principal {
+    /// The key as text (a JSON array of issuer, subject and client ID): for logs, or to key your own per-user data.
     pub fn as_str(&self) -> &str {
         &self.0
     }

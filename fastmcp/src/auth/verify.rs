@@ -16,6 +16,8 @@ pub type VerifyFuture<'a> = Pin<Box<dyn Future<Output = Result<AccessToken, Reje
 /// token that was not issued for it (its audience), so a token minted for another server is never accepted
 /// here. Expiry past [`AccessToken::expires_at`] is checked again by the server, whatever the verifier did.
 pub trait TokenVerifier: Send + Sync + 'static {
+    /// Checks `token`, a bearer token as the client sent it, for the server whose canonical URI is `resource`, and
+    /// returns what it grants; a refusal's [`Display`](std::fmt::Display) text is what the client is told.
     fn verify<'a>(&'a self, token: &'a str, resource: &'a str) -> VerifyFuture<'a>;
 }
 
@@ -42,8 +44,10 @@ pub enum Rejected {
     /// Read, but not valid here: its signature, issuer, audience or algorithm.
     #[error("The access token is invalid")]
     Invalid(String),
+    /// Past its expiry (`exp`).
     #[error("The access token has expired")]
     Expired,
+    /// Before its not-before time (`nbf`).
     #[error("The access token is not valid yet")]
     NotYetValid,
     /// No verifier knows it (an unknown static token, an inactive introspected one).
@@ -73,6 +77,7 @@ pub struct StaticTokens {
 }
 
 impl StaticTokens {
+    /// No tokens yet: add them with [`token`](Self::token). Any other token is [`Rejected::Unknown`].
     pub fn new() -> Self {
         Self::default()
     }
@@ -103,6 +108,7 @@ pub struct AnyOf {
 }
 
 impl AnyOf {
+    /// No verifiers yet: add them with [`or`](Self::or). With none, every token is [`Rejected::Unknown`].
     pub fn new() -> Self {
         Self { verifiers: Vec::new() }
     }

@@ -11,6 +11,7 @@ use std::fmt;
 /// The request credentials are asked for: a proof of possession (DPoP, RFC 9449) covers its method and URL.
 #[derive(Clone, Copy, Debug)]
 pub struct RequestTarget<'a> {
+    /// The request's HTTP method (`POST` for messages, `GET` for a server stream, `DELETE` to end a session).
     pub method: &'a Method,
     /// The endpoint's URL, as the transport was given it.
     pub url: &'a str,
@@ -44,8 +45,11 @@ impl fmt::Debug for Credentials {
 /// `DPoP-Nonce`), and the credentials the refused request carried.
 #[derive(Clone, Copy, Debug)]
 pub struct Refusal<'a> {
+    /// The HTTP status: 401 (no or a bad token) or 403 (`insufficient_scope`).
     pub status: u16,
+    /// The refusal's headers, `WWW-Authenticate` and `DPoP-Nonce` among them.
     pub headers: &'a HeaderMap,
+    /// What the refused request carried, so an authorizer can tell a stale token from one already replaced.
     pub sent: &'a Credentials,
 }
 

@@ -32,6 +32,8 @@ impl Client {
         }
     }
 
+    /// The era of [`protocol_version`](Self::protocol_version): modern (stateless, `_meta` on every request) or
+    /// legacy (an `initialize`d session).
     pub fn era(&self) -> Era {
         self.protocol_version().era()
     }
@@ -53,6 +55,7 @@ impl Client {
         }
     }
 
+    /// The server's instructions for the model, if it gave any (`server/discover` or `initialize`).
     pub fn instructions(&self) -> Option<&str> {
         match &self.negotiated {
             Negotiated::Modern(found) => found.result.instructions.as_deref(),
@@ -60,7 +63,6 @@ impl Client {
         }
     }
 
-    /// Every tool, all pages.
     /// Every tool, all pages. A tool whose `x-mcp-header` annotations break the spec's rules is left out (a
     /// call to it could not carry its headers right), with a warning.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
@@ -84,21 +86,28 @@ impl Client {
         parse(&self.request("tools/list", cursor_params(cursor), None).await?)
     }
 
+    /// Every resource, all pages (templates are listed by [`list_resource_templates`](Self::list_resource_templates)).
     pub async fn list_resources(&self) -> Result<Vec<Resource>, ClientError> {
         self.all_pages("resources/list", |page: ListResourcesResult| (page.resources, page.next_cursor)).await
     }
 
+    /// Every resource template, all pages.
     pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
         let list = "resources/templates/list";
         self.all_pages(list, |page: ListResourceTemplatesResult| (page.resource_templates, page.next_cursor)).await
     }
 
+    /// Every prompt, all pages.
     pub async fn list_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
         self.all_pages("prompts/list", |page: ListPromptsResult| (page.prompts, page.next_cursor)).await
     }
 
     /// Calls a tool with these arguments (anything that serializes to a JSON object). A tool's own failure
     /// is a result with `is_error`, not an `Err`.
+    ///
+    /// Input the tool asks for is answered by the builder's handlers (`on_elicit`, `on_sample`, `roots`):
+    /// on the modern protocol each `input_required` round is answered and retried, at most
+    /// [`max_rounds`](super::ClientBuilder::max_rounds) times; on a legacy session the server asks mid-call.
     pub async fn call_tool(&self, name: &str, arguments: impl Serialize) -> Result<CallToolResult, ClientError> {
         let arguments = serde_json::to_value(arguments)
             .map_err(|e| ClientError::Protocol(format!("the arguments could not be serialized: {e}")))?;
@@ -130,10 +139,14 @@ impl Client {
         })
     }
 
+    /// Reads the resource at `uri`. Like [`call_tool`](Self::call_tool), a read that asks for input is answered
+    /// by the handlers and retried until it completes.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
         self.with_input("resources/read", json!({ "uri": uri }), uri).await
     }
 
+    /// Gets the prompt `name` with its arguments (prompt arguments are strings), answering any input it asks for
+    /// like [`call_tool`](Self::call_tool).
     pub async fn get_prompt<K: Into<String>, V: Into<String>>(
         &self,
         name: &str,

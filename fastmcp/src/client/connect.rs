@@ -30,6 +30,33 @@ pub enum EraChoice {
 }
 
 /// Builds a [`Client`]: who it is, what it can answer, then where it connects.
+///
+/// What the client declares it can answer follows from the handlers set: a server never asks for the rest.
+///
+/// ```no_run
+/// use fastmcp::client::{ClientBuilder, ClientError, EraChoice, ServerNotification};
+/// use fastmcp::protocol::{CreateMessageResult, Root};
+///
+/// # #[tokio::main]
+/// # async fn main() -> Result<(), ClientError> {
+/// let mut server = tokio::process::Command::new("my-mcp-server");
+/// server.arg("--verbose");
+/// let client = ClientBuilder::new("my-app", "1.0")
+///     .era(EraChoice::Auto)
+///     // Sampling: answer with a canned reply instead of a real model.
+///     .on_sample(|_request| async { Ok(CreateMessageResult::text("canned-model", "Paris")) })
+///     .roots([Root { uri: "file:///home/me/project".into(), name: Some("project".into()), meta: None }])
+///     .on_notification(|notification| {
+///         if let ServerNotification::Progress(progress) = notification {
+///             eprintln!("progress: {progress:?}");
+///         }
+///     })
+///     .stdio(server)
+///     .await?;
+/// println!("connected with {:?}", client.protocol_version());
+/// # Ok(())
+/// # }
+/// ```
 pub struct ClientBuilder {
     pub(crate) info: Implementation,
     pub(crate) era: EraChoice,
@@ -56,6 +83,7 @@ impl ClientBuilder {
         }
     }
 
+    /// Which era to speak (default [`EraChoice::Auto`]: modern if the server serves it, else legacy).
     pub fn era(mut self, era: EraChoice) -> Self {
         self.era = era;
         self

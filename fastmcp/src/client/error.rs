@@ -11,7 +11,12 @@ pub enum ClientError {
     Rpc(ErrorObject),
     /// The server answered over HTTP with a status that carries no JSON-RPC answer.
     #[error("HTTP {status}: {body}")]
-    Http { status: u16, body: String },
+    Http {
+        /// The HTTP status.
+        status: u16,
+        /// The response's body as text, cut to its first 512 characters.
+        body: String,
+    },
     /// The server could not be reached, or the connection broke.
     #[error("transport: {0}")]
     Transport(String),

@@ -23,15 +23,23 @@ pub type NotificationHandler = Arc<dyn Fn(ServerNotification) + Send + Sync>;
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum ServerNotification {
+    /// `notifications/progress`: how far a call has got (calls ask for progress when a notification
+    /// handler is set).
     Progress(ProgressParams),
+    /// `notifications/message`: a log message from the server (see `ClientBuilder::log_level`).
     Log(LoggingMessageParams),
+    /// A `notifications/*/list_changed`: which list (tools, prompts, resources) to list again.
     ListChanged(ListChanged),
+    /// `notifications/resources/updated`: a subscribed resource changed; read it again.
     ResourceUpdated {
+        /// The resource that changed.
         uri: String,
     },
     /// Any other notification, as sent.
     Other {
+        /// The notification's method.
         method: String,
+        /// Its params, if it had any.
         params: Option<Value>,
     },
 }

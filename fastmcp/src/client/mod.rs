@@ -5,15 +5,17 @@
 //! # async fn demo() -> Result<(), fastmcp::client::ClientError> {
 //! use fastmcp::client::ClientBuilder;
 //! use fastmcp::protocol::{ElicitAction, ElicitResult};
+//! use fastmcp::serde_json::json;
 //!
 //! let client = ClientBuilder::new("my-app", "1.0")
 //!     .on_elicit(|form| async move {
 //!         println!("{}", form.message);
-//!         Ok(ElicitResult { action: ElicitAction::Accept, content: Some(serde_json::from_str(r#"{"confirm":true}"#).unwrap()), meta: None })
+//!         let content = json!({ "confirm": true }).as_object().cloned();
+//!         Ok(ElicitResult { action: ElicitAction::Accept, content, meta: None })
 //!     })
 //!     .connect("cargo run -q -p fastmcp-examples --bin deploy")
 //!     .await?;
-//! let result = client.call_tool("deploy", serde_json::json!({"service": "api", "replicas": 2})).await?;
+//! let result = client.call_tool("deploy", json!({ "service": "api", "replicas": 2 })).await?;
 //! # Ok(()) }
 //! ```
 
@@ -57,6 +59,31 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 /// A connection to one server, in the era it settled on. Calls may run concurrently.
+///
+/// Made by [`ClientBuilder`]; the same calls work in either era, and input a server asks for is answered
+/// by the builder's handlers. Dropping a call's future cancels the call.
+///
+/// ```no_run
+/// use fastmcp::client::{ClientBuilder, ClientError};
+/// use fastmcp::serde_json::json;
+///
+/// # #[tokio::main]
+/// # async fn main() -> Result<(), ClientError> {
+/// let client = ClientBuilder::new("my-app", "1.0").connect("http://127.0.0.1:8000/mcp").await?;
+/// for tool in client.list_tools().await? {
+///     println!("{}: {}", tool.name, tool.description.unwrap_or_default());
+/// }
+/// let result = client.call_tool("greet", json!({ "name": "Ada" })).await?;
+/// // The tool's own failure is a result too, for the model to read.
+/// let text: Vec<&str> = result.content.iter().filter_map(|block| block.as_text()).collect();
+/// match result.is_error {
+///     Some(true) => eprintln!("greet failed: {}", text.join(" ")),
+///     _ => println!("{}", text.join(" ")),
+/// }
+/// client.close().await;
+/// # Ok(())
+/// # }
+/// ```
 pub struct Client {
     session: Arc<Session>,
     info: crate::protocol::Implementation,

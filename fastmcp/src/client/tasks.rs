@@ -54,7 +54,9 @@ impl Client {
 
 /// What a task call came to: a task, or (a tool or server without tasks) the result at once.
 pub enum TaskOrResult<'c> {
+    /// The call runs as a task: wait with [`TaskCall::result`], or poll and cancel it.
     Task(TaskCall<'c>),
+    /// The call ran to its result, as [`Client::call_tool`] would have returned it.
     Result(CallToolResult),
 }
 

@@ -17,6 +17,31 @@ pub trait Ask: Send + Sized + 'static {
 }
 
 /// `.ask()` on every [`Ask`].
+///
+/// A tuple of asks is one ask: its requests go to the client together, in one round, and `.ask()` yields
+/// a tuple of their answers.
+///
+/// ```
+/// use fastmcp::prelude::*;
+///
+/// /// Your name.
+/// #[elicit]
+/// struct Name {
+///     /// What should we call you?
+///     name: String,
+/// }
+///
+/// /// Greet the user in their own project.
+/// #[tool]
+/// async fn welcome() -> Result<String> {
+///     let (name, roots) = (Name::elicit("Who are you?"), ListRoots).ask().await?;
+///     let who = name.accepted().map_or_else(|| "stranger".to_owned(), |n| n.name);
+///     // `ask_as` names the input request's key instead of deriving it from the ask's position.
+///     let line = Sample::prompt(format!("A one-line welcome for {who}")).ask_as("welcome_line").await?;
+///     Ok(format!("{} ({} roots open)", line.text(), roots.len()))
+/// }
+/// # fn main() { let _ = FastMcp::new("welcome").tool(welcome); }
+/// ```
 pub trait AskExt: Ask {
     /// Suspends the handler until the client answers. Only meaningful directly in the body of a `#[tool]`,
     /// `#[prompt]` or `#[resource]` fn, where the macro compiles it into a resumable step.
@@ -60,7 +85,37 @@ impl<A: Ask + OnlyInsideHandlers> IntoFuture for Asking<A> {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Checkpoint;
 
-/// See [`Checkpoint`]: `checkpoint().ask().await?`.
+/// Ends the round with nothing to ask: `checkpoint().ask().await?` (see [`Checkpoint`]).
+///
+/// The handler's live locals go into the request state, the client sends it straight back, and the next
+/// round resumes after the checkpoint. Long work done this way is a slice per request: no request runs long,
+/// and any replica can serve the next slice. On a legacy session the runtime re-enters the handler itself,
+/// after 250 ms. Each checkpoint is a round, and a legacy request may take at most `FastMcp::max_rounds`
+/// of them (default 8), so make the slices few and large.
+///
+/// ```
+/// use fastmcp::prelude::*;
+///
+/// /// Add up the numbers, a thousand per round.
+/// #[tool]
+/// async fn total(
+///     /// The numbers to add.
+///     numbers: Vec<i64>,
+/// ) -> Result<String> {
+///     let mut sum: i64 = 0;
+///     let mut done = 0;
+///     while done < numbers.len() {
+///         let end = numbers.len().min(done + 1000);
+///         sum += numbers[done..end].iter().sum::<i64>();
+///         done = end;
+///         if done < numbers.len() {
+///             checkpoint().ask().await?; // `sum` and `done` travel in the request state
+///         }
+///     }
+///     Ok(format!("{sum}"))
+/// }
+/// # fn main() { let _ = FastMcp::new("sums").tool(total); }
+/// ```
 pub fn checkpoint() -> Checkpoint {
     Checkpoint
 }

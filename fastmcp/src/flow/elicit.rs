@@ -15,6 +15,40 @@ pub trait ElicitForm: Sized + Send + 'static {
     fn from_content(content: JsonObject) -> Result<Self, String>;
 
     /// Asks the user to fill in this form: `Confirm::elicit("Deploy?").ask().await?`.
+    ///
+    /// `message` is shown with the form. The answer is an [`Elicitation`]: the filled-in form, already checked
+    /// against the form's schema (a malformed answer fails the round with `-32602` before the handler sees
+    /// it), or the user's refusal.
+    ///
+    /// ```
+    /// use fastmcp::prelude::*;
+    ///
+    /// /// Where the build goes.
+    /// #[elicit]
+    /// struct Release {
+    ///     /// Ship to production (otherwise to staging)?
+    ///     production: bool,
+    ///     /// Anything the release notes should say.
+    ///     note: Option<String>,
+    /// }
+    ///
+    /// /// Release the current build, asking the user where to.
+    /// #[tool]
+    /// async fn release(
+    ///     /// The build to release.
+    ///     build: String,
+    /// ) -> Result<String> {
+    ///     let answer = Release::elicit(format!("Release {build}?")).ask().await?;
+    ///     match answer {
+    ///         Elicitation::Accepted(Release { production, note }) => {
+    ///             let target = if production { "production" } else { "staging" };
+    ///             Ok(format!("{build} released to {target}: {}", note.unwrap_or_default()))
+    ///         }
+    ///         Elicitation::Declined | Elicitation::Cancelled => Ok(format!("{build} was not released.")),
+    ///     }
+    /// }
+    /// # fn main() { let _ = FastMcp::new("releases").tool(release); }
+    /// ```
     fn elicit(message: impl Into<String>) -> ElicitAsk<Self> {
         ElicitAsk { message: message.into(), form: PhantomData }
     }
@@ -30,8 +64,11 @@ pub struct ElicitAsk<T> {
 /// The user's response to a form. Serializable when `T` is, so an answer can live across a later `.ask()`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Elicitation<T> {
+    /// The user submitted the form; its content passed the form's validation.
     Accepted(T),
+    /// The user explicitly refused to answer (`decline`).
     Declined,
+    /// The user dismissed the request without choosing (`cancel`).
     Cancelled,
 }
 
@@ -44,6 +81,7 @@ impl<T> Elicitation<T> {
         }
     }
 
+    /// Whether the user accepted, without taking the form out.
     pub fn is_accepted(&self) -> bool {
         matches!(self, Self::Accepted(_))
     }
@@ -78,6 +116,22 @@ impl<T: ElicitForm> Ask for ElicitAsk<T> {
 
 /// A URL-mode elicitation: the client opens `url` (a sign-in, a payment page) and reports the user's
 /// consent; the outcome of what happens there is for the server to check on the next round.
+///
+/// ```
+/// use fastmcp::prelude::*;
+///
+/// /// Connect the user's calendar.
+/// #[tool]
+/// async fn connect_calendar() -> Result<String> {
+///     let consent = ElicitUrl::new("Sign in to your calendar", "https://calendar.example.com/oauth").ask().await?;
+///     if consent != UrlConsent::Accepted {
+///         return Ok("Not connected.".into());
+///     }
+///     // The user agreed to open the page; whether they signed in there is ours to check.
+///     Ok("Check your browser to finish signing in.".into())
+/// }
+/// # fn main() { let _ = FastMcp::new("calendar").tool(connect_calendar); }
+/// ```
 #[derive(Debug, Clone)]
 pub struct ElicitUrl {
     message: String,
@@ -85,6 +139,7 @@ pub struct ElicitUrl {
 }
 
 impl ElicitUrl {
+    /// Asks the client to open `url`, telling the user why with `message`.
     pub fn new(message: impl Into<String>, url: impl Into<String>) -> Self {
         Self { message: message.into(), url: url.into() }
     }
@@ -93,8 +148,11 @@ impl ElicitUrl {
 /// The user's response to a URL elicitation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum UrlConsent {
+    /// The user agreed to open the URL. What they did there is not known from this: check it yourself.
     Accepted,
+    /// The user refused to open it (`decline`).
     Declined,
+    /// The user dismissed the request without choosing (`cancel`).
     Cancelled,
 }
 

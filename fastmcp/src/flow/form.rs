@@ -29,6 +29,7 @@ use serde_json::Value;
 /// [`FormField::default_value`]). Options that don't apply to a field's kind are rejected at compile time.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FieldOptions {
+    /// `#[elicit(title = "..")]`: the label the client shows for the field.
     pub title: Option<&'static str>,
     /// The field's doc comment.
     pub description: Option<&'static str>,
@@ -89,18 +90,23 @@ pub enum Format {
 /// A `minimum` or `maximum` as written: an integer or a number.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Bound {
+    /// An integer bound (`minimum = 1`).
     Int(i128),
+    /// A bound written as a float literal (`maximum = 0.5`).
     Float(f64),
 }
 
 /// One choice of a select: the value on the wire and the title the client shows (if any).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Choice {
+    /// The value the client sends back when the user picks this choice.
     pub value: &'static str,
+    /// The label shown instead of the value; with any titled choice, the select is written as `oneOf`.
     pub title: Option<&'static str>,
 }
 
 impl Choice {
+    /// A choice with this wire value and title (what `#[elicit]` on an enum generates for each variant).
     pub const fn new(value: &'static str, title: Option<&'static str>) -> Self {
         Self { value, title }
     }

@@ -44,6 +44,7 @@ pub enum Step<T> {
 }
 
 impl<T> Step<T> {
+    /// Converts the completed result with `f`; a suspension passes through unchanged.
     pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Step<U> {
         match self {
             Step::Complete(t) => Step::Complete(f(t)),
@@ -55,6 +56,7 @@ impl<T> Step<T> {
 /// Where a round ended: the step to resume at, what the client must answer, and the live locals.
 #[derive(Debug)]
 pub struct Suspension {
+    /// The step the next round resumes at (numbered by the macro; [`MANUAL_STEP`] for a hand-written round).
     pub step: u32,
     /// Empty for a state-only round (`checkpoint()`).
     pub requests: InputRequests,
@@ -67,7 +69,10 @@ pub struct Suspension {
 /// Where the next round starts: the suspension's step and locals, and the client's answers.
 #[derive(Debug)]
 pub struct Resume {
+    /// The step to resume at, as the suspension recorded it.
     pub step: u32,
+    /// The carried locals, exactly as the suspension encoded them.
     pub locals: Box<RawValue>,
+    /// The client's answers to the suspension's input requests, by key.
     pub responses: InputResponses,
 }

@@ -11,6 +11,28 @@ pub const DEFAULT_MAX_TOKENS: u32 = 1024;
 
 /// A `sampling/createMessage` request, built up fluently:
 /// `Sample::prompt("Summarise this").max_tokens(200).ask().await?`.
+///
+/// The completion comes from the client's model, not the server's: the server needs no model or API key of
+/// its own. `.ask()` yields the reply as [`Sampled`].
+///
+/// ```
+/// use fastmcp::prelude::*;
+///
+/// /// Summarise a text with the client's model.
+/// #[tool]
+/// async fn summarise(
+///     /// The text to summarise.
+///     text: String,
+/// ) -> Result<String> {
+///     let reply = Sample::prompt(format!("Summarise in one sentence:\n\n{text}"))
+///         .system("You write terse, factual summaries.")
+///         .max_tokens(100)
+///         .ask()
+///         .await?;
+///     Ok(format!("{} (by {})", reply.text(), reply.model()))
+/// }
+/// # fn main() { let _ = FastMcp::new("summaries").tool(summarise); }
+/// ```
 #[derive(Debug, Clone)]
 pub struct Sample {
     params: CreateMessageParams,
@@ -44,21 +66,25 @@ impl Sample {
         }
     }
 
+    /// A system prompt for the model (`systemPrompt`).
     pub fn system(mut self, prompt: impl Into<String>) -> Self {
         self.params.system_prompt = Some(prompt.into());
         self
     }
 
+    /// The most tokens the model may produce (`maxTokens`; default 1024).
     pub fn max_tokens(mut self, max: u32) -> Self {
         self.params.max_tokens = max;
         self
     }
 
+    /// The sampling temperature to ask for.
     pub fn temperature(mut self, temperature: f64) -> Self {
         self.params.temperature = Some(temperature);
         self
     }
 
+    /// Sequences at which the model should stop generating (`stopSequences`).
     pub fn stop_sequences(mut self, stops: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.params.stop_sequences = Some(stops.into_iter().map(Into::into).collect());
         self
@@ -99,6 +125,7 @@ impl Sampled {
         &self.0.model
     }
 
+    /// Why the model stopped (`endTurn`, `maxTokens`, `stopSequence`, …), if the client said.
     pub fn stop_reason(&self) -> Option<&str> {
         self.0.stop_reason.as_deref()
     }

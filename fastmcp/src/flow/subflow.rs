@@ -69,7 +69,12 @@ pub enum Progress<T> {
     /// It completed with this output.
     Ready(T),
     /// It suspended: these requests (its own keys), and the state to resume it from.
-    Again { requests: InputRequests, state: Box<RawValue> },
+    Again {
+        /// The input requests of the round it stopped at, under the sub-flow's own keys.
+        requests: InputRequests,
+        /// The sub-flow's state (fingerprint, arguments, step, carried locals), for [`resume`].
+        state: Box<RawValue>,
+    },
 }
 
 /// A sub-flow's state between rounds.

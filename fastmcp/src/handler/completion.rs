@@ -6,13 +6,19 @@ use std::collections::BTreeMap;
 /// What a completer is asked: which argument, what the user typed so far, and the other arguments' values.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompletionQuery {
+    /// The name of the prompt argument or template variable being completed.
     pub argument: String,
+    /// What the user has typed of it so far (may be empty).
     pub value: String,
+    /// The values already given for the other arguments (`context.arguments` on the wire), for completions
+    /// that depend on them; empty when the client sent none.
     pub context: BTreeMap<String, String>,
 }
 
 /// What a completer may return.
 pub trait IntoCompletion {
+    /// The `completion/complete` result: a list of values becomes the candidates in order, at most 100
+    /// (`total` and `hasMore` say how many there were).
     fn into_completion(self) -> Completion;
 }
 

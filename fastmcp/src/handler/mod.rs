@@ -30,7 +30,9 @@ use std::str::FromStr;
 /// [`FastMcp::cache_hint`](crate::FastMcp::cache_hint)).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Caching {
+    /// How long results carrying it stay fresh (`ttlMs`); `None` takes the operation's.
     pub ttl: Option<std::time::Duration>,
+    /// Who may cache them (`cacheScope`); `None` takes the operation's.
     pub scope: Option<crate::protocol::CacheScope>,
 }
 
@@ -112,7 +114,9 @@ pub enum TaskSupport {
 
 /// A prompt. `#[prompt]` implements this.
 pub trait PromptHandler: Send + Sync + 'static {
+    /// The prompt's `prompts/list` entry (name, description, arguments), built once at registration.
     fn definition(&self) -> Prompt;
+    /// Runs one round of a `prompts/get`. An `Err` is a JSON-RPC error response.
     fn get(&self, get: PromptGet) -> BoxFuture<HandlerResult<GetPromptResult>>;
     /// See [`ToolHandler::fingerprint`].
     fn fingerprint(&self) -> u64 {
@@ -140,7 +144,10 @@ pub trait PromptHandler: Send + Sync + 'static {
 
 /// A resource with a fixed URI, or a template of URIs. `#[resource("…")]` implements this.
 pub trait ResourceHandler: Send + Sync + 'static {
+    /// Its `resources/list` or `resources/templates/list` entry, built once at registration.
     fn definition(&self) -> ResourceDefinition;
+    /// Runs one round of a `resources/read` of a URI this resource serves. An `Err` is a JSON-RPC error
+    /// response (`Error::resource_not_found` for a URI it has nothing at).
     fn read(&self, read: ResourceRead) -> BoxFuture<HandlerResult<ReadResourceResult>>;
     /// See [`ToolHandler::fingerprint`].
     fn fingerprint(&self) -> u64 {
@@ -169,12 +176,47 @@ pub trait ResourceHandler: Send + Sync + 'static {
 /// What a resource handler serves: one URI, or every URI its template matches.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ResourceDefinition {
+    /// A resource at one fixed URI, listed by `resources/list`.
     Static(Resource),
+    /// A URI template (`{var}`, `{+var}`, `{var*}`, `{?a,b}`), listed by `resources/templates/list`; the
+    /// variables it matched reach the handler in [`ResourceRead::variables`].
     Template(ResourceTemplate),
 }
 
 /// All of a tool's arguments as one struct: `async fn search(Args(query): Args<Query>)`, where `Query`
 /// derives `Deserialize` and `JsonSchema`. Its schema is the tool's input schema.
+///
+/// Use it for arguments you already have a type for, or that share serde attributes (defaults, renames,
+/// validation in `Deserialize`). A plain struct parameter (`query: Query`) is one argument named `query`
+/// instead; with `Args`, the struct's fields are the arguments. Runtime-supplied parameters such as
+/// [`Context`] may stand beside it, other arguments may not (the macro says so).
+///
+/// ```
+/// use fastmcp::prelude::*;
+///
+/// /// A search of the archive.
+/// #[derive(fastmcp::serde::Deserialize, fastmcp::schemars::JsonSchema)]
+/// #[serde(crate = "fastmcp::serde")]
+/// #[schemars(crate = "fastmcp::schemars")]
+/// struct Query {
+///     /// What to look for.
+///     text: String,
+///     /// At most this many hits (default 10).
+///     #[serde(default = "ten")]
+///     limit: u32,
+/// }
+/// fn ten() -> u32 {
+///     10
+/// }
+///
+/// /// Search the archive. The client sends `{"text": "…", "limit": 5}`.
+/// #[tool(read_only)]
+/// async fn search(Args(query): Args<Query>, ctx: Context) -> String {
+///     ctx.debug(format!("searching for {:?}", query.text)).await;
+///     format!("the first {} hits for {:?}", query.limit, query.text)
+/// }
+/// # let _ = FastMcp::new("archive").tool(search);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Args<T>(pub T);
 
@@ -216,6 +258,7 @@ impl ToolCall {
         }
     }
 
+    /// The request's [`Context`]: its id, era, client, logging and progress.
     pub fn context(&self) -> &Context {
         &self.context
     }
@@ -230,6 +273,7 @@ pub struct PromptGet {
 }
 
 impl PromptGet {
+    /// A get of the prompt `name` as dispatch makes it; public so handlers can be tested without a server.
     pub fn new(name: impl Into<String>, arguments: BTreeMap<String, String>, context: Context) -> Self {
         Self { name: name.into(), arguments, context, resume: None }
     }
@@ -246,6 +290,7 @@ impl PromptGet {
         self.resume.take()
     }
 
+    /// Every argument the client sent, unparsed (prompt arguments are strings on the wire).
     pub fn arguments(&self) -> &BTreeMap<String, String> {
         &self.arguments
     }
@@ -271,6 +316,7 @@ impl PromptGet {
         parse_named(&self.arguments, name, || format!("prompt `{}`", self.name))
     }
 
+    /// The request's [`Context`]: its id, era, client, logging and progress.
     pub fn context(&self) -> &Context {
         &self.context
     }
@@ -285,6 +331,8 @@ pub struct ResourceRead {
 }
 
 impl ResourceRead {
+    /// A read of `uri` as dispatch makes it, with the variables a template matched (empty for a static
+    /// resource); public so handlers can be tested without a server.
     pub fn new(uri: impl Into<String>, variables: BTreeMap<String, String>, context: Context) -> Self {
         Self { uri: uri.into(), variables, context, resume: None }
     }
@@ -301,10 +349,12 @@ impl ResourceRead {
         self.resume.take()
     }
 
+    /// The URI the client asked to read.
     pub fn uri(&self) -> &str {
         &self.uri
     }
 
+    /// The template variables the URI matched, unparsed; empty for a static resource.
     pub fn variables(&self) -> &BTreeMap<String, String> {
         &self.variables
     }
@@ -318,6 +368,7 @@ impl ResourceRead {
             .ok_or_else(|| Error::resource_not_found(self.uri.clone()))
     }
 
+    /// The request's [`Context`]: its id, era, client, logging and progress.
     pub fn context(&self) -> &Context {
         &self.context
     }

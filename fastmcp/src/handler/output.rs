@@ -13,6 +13,42 @@ use std::fmt::Display;
 
 /// Structured output: a tool returning `Json<T>` gets `structuredContent` (and the same JSON as text) and an
 /// `outputSchema` generated from `T`. As a resource, `Json<T>` reads as `application/json` text.
+///
+/// `T` derives `Serialize` and `JsonSchema`, through fastmcp's re-exports if you like (no dependency of your
+/// own). A `T` that is not an object (a `Vec`, a number) travels as `{"result": …}`, since the wire wants an
+/// object at the root of `structuredContent`. In a `Result`, an `Err` is still an `isError` result.
+///
+/// ```
+/// use fastmcp::prelude::*;
+/// use fastmcp::handler::IntoToolResult;
+///
+/// /// The weather at one place.
+/// #[derive(fastmcp::serde::Serialize, fastmcp::schemars::JsonSchema)]
+/// #[serde(crate = "fastmcp::serde")]
+/// #[schemars(crate = "fastmcp::schemars")]
+/// struct Forecast {
+///     /// Degrees Celsius.
+///     celsius: f64,
+///     /// `clear`, `cloudy`, `rain`, ….
+///     sky: String,
+/// }
+///
+/// /// Tomorrow's weather in a city.
+/// #[tool(read_only)]
+/// async fn forecast(city: String) -> Result<Json<Forecast>> {
+///     if city.is_empty() {
+///         return Err(Error::msg("name a city"));
+///     }
+///     Ok(Json(Forecast { celsius: 21.5, sky: "clear".into() }))
+/// }
+/// # let _ = FastMcp::new("weather").tool(forecast);
+///
+/// // What a `Json` return becomes:
+/// let result = Json(Forecast { celsius: 21.5, sky: "clear".into() }).into_tool_result();
+/// assert_eq!(result.structured_content, Some(fastmcp::serde_json::json!({"celsius": 21.5, "sky": "clear"})));
+/// let schema = <Json<Forecast> as IntoToolResult>::output_schema().expect("structured");
+/// assert_eq!(schema["type"], "object");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Json<T>(pub T);
 
@@ -27,6 +63,8 @@ pub trait IntoToolResult {
     fn output_schema() -> Option<JsonObject> {
         None
     }
+    /// The `tools/call` result of a completed call: content blocks, `structuredContent` for [`Json`], and
+    /// `isError` for an `Err`.
     fn into_tool_result(self) -> CallToolResult;
 
     /// The round's step: complete with [`into_tool_result`](Self::into_tool_result), or, for a
@@ -142,6 +180,7 @@ impl<T: IntoToolResult, E: Display> IntoToolResult for Result<T, E> {
 
 /// A prompt's return value.
 pub trait IntoPromptResult {
+    /// The `prompts/get` result: its messages, or the JSON-RPC error an `Err` becomes.
     fn into_prompt_result(self) -> Result<GetPromptResult, Error>;
 
     /// The round's step: complete, or, for a [`Flow::InputRequired`], a suspension. What a `#[prompt]` fn
@@ -228,6 +267,8 @@ fn handler_error<E: Display + 'static>(e: E) -> Error {
 
 /// A resource's return value. `mime_type` is the one the resource declares, if any.
 pub trait IntoResourceContents {
+    /// The `resources/read` result for `uri`, contents tagged with `mime_type` where the resource declares
+    /// one (otherwise a default for the return type), or the JSON-RPC error an `Err` becomes.
     fn into_contents(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, Error>;
 
     /// The round's step: complete, or, for a [`Flow::InputRequired`], a suspension. What a `#[resource]` fn

@@ -36,6 +36,8 @@ pub enum Role {
 }
 
 impl Role {
+    /// Whether the client sends it ([`Role::Argument`]): only those parameters appear in a schema or a
+    /// prompt's `arguments`.
     pub const fn is_argument(self) -> bool {
         matches!(self, Role::Argument)
     }
@@ -65,6 +67,7 @@ impl Role {
     note = "an argument's type implements `Deserialize` and `JsonSchema` (derive both) and owns its value (`String`, not `&str`); the runtime supplies `Context`, `&Context` and `Args<T>`"
 )]
 pub trait ToolParam<'r>: Sized {
+    /// Whether the parameter is an argument, supplied by the runtime, or the whole arguments object.
     const ROLE: Role;
     /// The parameter's field in the arguments struct the macro derives: the argument itself, or a marker
     /// that reads from nothing and that [`input_schema`] leaves out.
@@ -112,7 +115,10 @@ impl<'r, T: DeserializeOwned + JsonSchema> ToolParam<'r> for Args<T> {
     note = "a prompt's arguments are strings: an argument's type implements `FromStr`; the runtime supplies `Context` and `&Context`"
 )]
 pub trait PromptParam<'r>: Sized {
+    /// Whether the parameter is an argument of the prompt or supplied by the runtime.
     const ROLE: Role;
+    /// The handler's value for the parameter `name`: an argument parsed from the get (missing or unparsable
+    /// is `-32602`), or what the runtime supplies.
     fn take(get: &'r PromptGet, name: &str) -> Result<Self, Error>;
 }
 
@@ -133,7 +139,10 @@ where
     note = "a template variable's type implements `FromStr`; the runtime supplies `Context` and `&Context`"
 )]
 pub trait ResourceParam<'r>: Sized {
+    /// Whether the parameter is a template variable or supplied by the runtime.
     const ROLE: Role;
+    /// The handler's value for the parameter `name`: a template variable parsed from the read (one that
+    /// does not parse is "resource not found"), or what the runtime supplies.
     fn take(read: &'r ResourceRead, name: &str) -> Result<Self, Error>;
 }
 
@@ -172,17 +181,22 @@ supplied! {
 /// call. The macro builds one in a `const fn` generic over the parameters' types and bounded by `ToolParam`
 /// on each, the one place it names those bounds: a type that is not a parameter is reported there, once.
 pub struct ToolInput<'r, V, const N: usize> {
+    /// Each parameter's role, in declaration order.
     pub roles: [Role; N],
+    /// Builds the tool's input schema (see [`input_schema`](Self::input_schema)).
     pub schema: fn() -> JsonObject,
     /// Reads the arguments (with [`parse_arguments`], given the roles) and takes each parameter's value.
     pub values: fn(&'r ToolCall, &[Role]) -> Result<V, serde_json::Error>,
 }
 
 impl<'r, V, const N: usize> ToolInput<'r, V, N> {
+    /// The tool's `inputSchema`: the arguments' properties without the supplied parameters, or `T`'s own
+    /// schema for an `Args<T>`.
     pub fn input_schema(&self) -> JsonObject {
         (self.schema)()
     }
 
+    /// The handler's parameter values for this call; an `Err` when the arguments don't deserialize.
     pub fn values(&self, call: &'r ToolCall) -> Result<V, serde_json::Error> {
         (self.values)(call, &self.roles)
     }
@@ -203,6 +217,7 @@ pub fn prompt_arguments<const N: usize>(parameters: [(Role, PromptArgument); N])
 pub trait Resumed: Sized {
     /// What travels: the value itself, or nothing.
     type Carried: Serialize + DeserializeOwned;
+    /// What of the parameter goes into the request state when the round suspends.
     fn travels(&self) -> &Self::Carried;
     /// The parameter in the resumed round, from what travelled and what this round was given.
     fn resume(carried: Self::Carried, fresh: Self) -> Self;

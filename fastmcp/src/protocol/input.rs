@@ -7,19 +7,29 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+/// `elicitation/create`: ask the user for input, through a form or (2025-11-25+) a URL. A server-to-client request
+/// in legacy; in modern only an embedded input request.
 pub const METHOD_ELICIT: &str = "elicitation/create";
+/// `sampling/createMessage`: have the client's LLM write a message. A server-to-client request in legacy; in modern
+/// only an embedded input request. Deprecated as of 2026-07-28 (SEP-2577), still functional.
 pub const METHOD_CREATE_MESSAGE: &str = "sampling/createMessage";
+/// `roots/list`: ask the client for its roots. A server-to-client request in legacy; in modern only an embedded input
+/// request. Deprecated as of 2026-07-28 (SEP-2577), still functional.
 pub const METHOD_LIST_ROOTS: &str = "roots/list";
 
 /// One request for client input: `{method, params}` without `jsonrpc` or `id`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum InputRequest {
+    /// `elicitation/create`: ask the user, through a form or a URL.
     Elicit(ElicitParams),
+    /// `sampling/createMessage`: have the client's model write a message.
     CreateMessage(CreateMessageParams),
+    /// `roots/list`: written without `params`; any `params` read are ignored.
     ListRoots,
 }
 
 impl InputRequest {
+    /// The request's `method` on the wire.
     pub fn method(&self) -> &'static str {
         match self {
             Self::Elicit(_) => METHOD_ELICIT,
@@ -81,16 +91,25 @@ pub type InputResponses = BTreeMap<String, Value>;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InputRequiredResult {
+    /// `inputRequests` on the wire: what the client must fulfil before it retries, under server-chosen keys its
+    /// `inputResponses` repeat. Absent in a state-only round (load shedding), where the client may retry at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_requests: Option<InputRequests>,
+    /// `requestState` on the wire: opaque state the client must echo byte-exact on the retry (and must not invent when
+    /// absent). The spec requires at least one of the two fields; this type does not enforce it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_state: Option<String>,
 }
 
+/// How an elicitation asks (`mode` on the wire; 2025-11-25+, before which every elicitation was a form).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ElicitMode {
+    /// `"form"`: the client renders a form from `requestedSchema` and returns what the user entered. Must not be used
+    /// to ask for secrets (passwords, API keys, tokens, payment details); URL mode is for those.
     Form,
+    /// `"url"`: the client sends the user to `url` for an out-of-band interaction; accepting only means consent. Only
+    /// for clients declaring the `elicitation.url` capability.
     Url,
 }
 
@@ -98,13 +117,15 @@ pub enum ElicitMode {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitParams {
+    /// `mode` on the wire; absent means form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<ElicitMode>,
+    /// What the user is told: why the input is needed and what it is for.
     pub message: String,
     /// Form mode: a flat object schema of primitive properties.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requested_schema: Option<JsonObject>,
-    /// URL mode.
+    /// URL mode (required there): the page the user should open; absent in form mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// URL mode on the 2025-11-25 wire only.
@@ -112,17 +133,26 @@ pub struct ElicitParams {
     pub elicitation_id: Option<String>,
 }
 
+/// What the user did with an elicitation (`action` on the wire).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ElicitAction {
+    /// `"accept"`: the user submitted the form (the values are in `content`) or, in URL mode, consented to go on.
     Accept,
+    /// `"decline"`: the user explicitly declined.
     Decline,
+    /// `"cancel"`: the user dismissed the request without an explicit choice.
     Cancel,
 }
 
+/// The answer to `elicitation/create`: a legacy JSON-RPC result, or a modern input response value. Declining or
+/// cancelling is the only negative answer an embedded request has.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ElicitResult {
+    /// The user's choice; only an accepted form carries `content`.
     pub action: ElicitAction,
+    /// The submitted form values (strings, numbers, booleans or string arrays, keyed by the schema's properties):
+    /// present only when a form-mode request was accepted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<JsonObject>,
     /// Legacy only: as a JSON-RPC result (2025-11-25 `ElicitResult extends Result`) it may carry `_meta`. Kept
@@ -137,10 +167,12 @@ impl ElicitResult {
         Self { action: ElicitAction::Accept, content: Some(content), meta: None }
     }
 
+    /// The user declined: `action: "decline"`, no content.
     pub fn decline() -> Self {
         Self { action: ElicitAction::Decline, content: None, meta: None }
     }
 
+    /// The user dismissed the request: `action: "cancel"`, no content.
     pub fn cancel() -> Self {
         Self { action: ElicitAction::Cancel, content: None, meta: None }
     }
@@ -150,63 +182,100 @@ impl ElicitResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateMessageParams {
+    /// The conversation for the model to continue, in order.
     pub messages: Vec<SamplingMessage>,
+    /// `modelPreferences` on the wire: advisory hints for the client's choice of model, which it may ignore; absent
+    /// means no preference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_preferences: Option<ModelPreferences>,
+    /// `systemPrompt` on the wire: a system prompt the server asks for; the client may modify or omit it. Absent means
+    /// none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<String>,
+    /// `includeContext` on the wire: which servers' context to attach to the prompt; absent means `none`. The other
+    /// values are deprecated (2025-11-25) and meant only for clients declaring `sampling.context`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub include_context: Option<IncludeContext>,
+    /// Sampling temperature; absent leaves it to the client.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
+    /// `maxTokens` on the wire (required): the most tokens to sample, against runaway completions. The client may
+    /// sample fewer.
     pub max_tokens: u32,
+    /// `stopSequences` on the wire: sequences at which sampling should stop; absent means none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_sequences: Option<Vec<String>>,
+    /// Provider-specific metadata for the client to pass through to its LLM provider; absent means none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<JsonObject>,
+    /// Tools the model may call while generating (2025-11-25+). Only for clients declaring `sampling.tools`; others
+    /// must return an error. Absent means no tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<Vec<Tool>>,
+    /// `toolChoice` on the wire (2025-11-25+): how the model may use `tools`; absent means `{"mode": "auto"}`. Also
+    /// needs `sampling.tools`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<ToolChoice>,
 }
 
+/// Which MCP servers' context the client should attach to a sampling prompt (`includeContext` on the wire).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum IncludeContext {
+    /// `"none"`: no extra context. The default, and the only value not deprecated.
     None,
+    /// `"thisServer"`: context from the requesting server. Deprecated since 2025-11-25.
     ThisServer,
+    /// `"allServers"`: context from every server the client is connected to. Deprecated since 2025-11-25.
     AllServers,
 }
 
+/// The server's model-selection preferences for sampling (`modelPreferences`). All advisory: the client decides
+/// how to interpret and weigh them. Priorities run from `0` (unimportant) to `1` (most important).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelPreferences {
+    /// Model-name hints, to be evaluated in order (first match wins) and preferred over the numeric priorities; absent
+    /// means none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hints: Option<Vec<ModelHint>>,
+    /// `costPriority` on the wire, 0–1: how much a cheap model matters; absent means unspecified.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_priority: Option<f64>,
+    /// `speedPriority` on the wire, 0–1: how much low latency matters; absent means unspecified.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speed_priority: Option<f64>,
+    /// `intelligencePriority` on the wire, 0–1: how much capability matters; absent means unspecified.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intelligence_priority: Option<f64>,
 }
 
+/// A hint toward a model, one entry of `hints`. Other keys are left to clients by the spec; they are dropped here.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ModelHint {
+    /// A substring of a model name (`sonnet` matches `claude-3-5-sonnet-20241022`); the client may map it to a similar
+    /// model of another provider. Absent means no name hint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
 }
 
+/// How a sampled model may use the request's `tools` (`toolChoice` on the wire; 2025-11-25+).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolChoice {
+    /// `"auto"` (the model decides; also what absent means), `"required"` (it must use a tool before completing) or
+    /// `"none"` (it must not use tools). A plain string, not checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
 }
 
+/// One message of a sampling conversation, to or from the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SamplingMessage {
+    /// Who wrote it: the user, or the model as assistant.
     pub role: Role,
+    /// One block, or (2025-11-25+) several.
     pub content: SamplingContent,
+    /// `_meta` on the wire: free-form metadata, passed through untouched; absent means none.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
@@ -219,7 +288,9 @@ pub struct SamplingMessage {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum SamplingContent {
+    /// A single block: `content` is an object.
     One(SamplingBlock),
+    /// Several blocks: `content` is an array (2025-11-25+).
     Many(Vec<SamplingBlock>),
 }
 
@@ -227,41 +298,67 @@ pub enum SamplingContent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum SamplingBlock {
+    /// `tool_use` or `tool_result` (2025-11-25+).
     Tool(ToolBlock),
+    /// Any other content block. The schema allows only text, image and audio here; resource blocks are read too.
     Content(ContentBlock),
 }
 
+/// The sampling-only blocks (2025-11-25+): a model's tool call and the result fed back to it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToolBlock {
+    /// `type: "tool_use"`: the model asks to call one of the request's `tools`.
     ToolUse {
+        /// Identifies this call; the `tool_result` answering it repeats it as `toolUseId`.
         id: String,
+        /// The tool to call.
         name: String,
+        /// The arguments, conforming to the tool's input schema.
         input: JsonObject,
+        /// `_meta` on the wire: clients should keep it when they send the tool use back in later requests (it enables
+        /// caching); absent means none.
         #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
         meta: Option<JsonObject>,
     },
+    /// `type: "tool_result"`: a tool's result, given back to the model.
     #[serde(rename_all = "camelCase")]
     ToolResult {
+        /// `toolUseId` on the wire: the `id` of the `tool_use` this answers.
         tool_use_id: String,
+        /// The unstructured result, in the same blocks as a `tools/call` result's `content`.
         content: Vec<ContentBlock>,
+        /// `structuredContent` on the wire: any JSON value, conforming to the tool's output schema if it has one;
+        /// absent means none.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         structured_content: Option<Value>,
+        /// `isError` on the wire: whether the tool use failed (then `content` describes the error); absent means
+        /// `false`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         is_error: Option<bool>,
+        /// `_meta` on the wire: clients should keep it when they send the result back in later requests (it enables
+        /// caching); absent means none.
         #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
         meta: Option<JsonObject>,
     },
 }
 
+/// The answer to `sampling/createMessage`: the sampled message, the model that wrote it and why it stopped. A legacy
+/// JSON-RPC result, or a modern input response value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateMessageResult {
+    /// Who wrote the message; the model's answer is `Assistant`.
     pub role: Role,
+    /// The sampled content: one block or several (`tool_use` blocks when the model wants tools called).
     pub content: SamplingContent,
+    /// The name of the model that generated the message.
     pub model: String,
+    /// `stopReason` on the wire, if known: `"endTurn"`, `"stopSequence"`, `"maxTokens"`, `"toolUse"`, or any
+    /// provider-specific string. Absent means unknown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
+    /// `_meta` on the wire: free-form metadata, passed through untouched; absent means none.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
@@ -279,19 +376,25 @@ impl CreateMessageResult {
     }
 }
 
+/// The answer to `roots/list`: a legacy JSON-RPC result, or a modern input response value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ListRootsResult {
+    /// The directories and files the client lets the server operate on.
     pub roots: Vec<Root>,
     /// Legacy only, as on [`ElicitResult`]: 2025-11-25 `ListRootsResult extends Result`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
 
+/// A directory or file the client lets the server operate on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Root {
+    /// The root's URI; for now it must be a `file://` URI (not checked here).
     pub uri: String,
+    /// A human-readable name, for display or to refer to the root; absent means none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// `_meta` on the wire: free-form metadata, passed through untouched; absent means none.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }

@@ -5,18 +5,47 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use std::fmt;
 
-/// The JSON-RPC error codes MCP uses.
+/// The JSON-RPC error codes MCP uses: JSON-RPC 2.0's own (`-32700`, `-32600` … `-32603`) and MCP's.
 pub mod codes {
+    /// `-32700`, both eras: the text is not JSON. fastmcp answers it, with `"id": null`, to a stdio line or HTTP
+    /// body that does not parse.
     pub const PARSE_ERROR: i32 = -32700;
+    /// `-32600`, both eras: JSON that is not a valid JSON-RPC 2.0 message (not an object, `jsonrpc` not
+    /// `"2.0"`, a bad `id`, `method` or `params`; an empty batch). fastmcp also answers it to a legacy request
+    /// before `initialize` or a second `initialize`, an unsupported legacy `MCP-Protocol-Version` header, an
+    /// access refusal (with `data.requiredScopes` when scopes would lift it) and a rate-limited request (with
+    /// `data.retryAfterMs`).
     pub const INVALID_REQUEST: i32 = -32600;
+    /// `-32601`, both eras: fastmcp does not serve the method, or not on the request's era (methods removed in
+    /// 2026-07-28, such as `initialize`, `ping` or `resources/subscribe`, sent as modern requests); on modern
+    /// HTTP those come with status 404.
     pub const METHOD_NOT_FOUND: i32 = -32601;
+    /// `-32602`, both eras: the params do not fit the method (an unknown tool or prompt, a missing or invalid
+    /// argument, an invalid cursor, `arguments` that are not an object), `inputResponses` or `requestState`
+    /// that do not verify, an unknown task. Modern: also a missing or malformed required `_meta` key (HTTP
+    /// 400), and a resource that does not exist (with `data.uri`).
     pub const INVALID_PARAMS: i32 = -32602;
+    /// `-32603`, both eras: the server failed: a handler error that carries no JSON-RPC code of its own, a
+    /// result that could not be serialized, an unreachable shared store.
     pub const INTERNAL_ERROR: i32 = -32603;
-    /// Legacy era only; the modern era reports a missing resource as `INVALID_PARAMS` with `data.uri`.
+    /// `-32002`, legacy era only: no resource has the URI `resources/read` (or `resources/subscribe`) names;
+    /// fastmcp sends it with `data.uri`. 2026-07-28 reserves the code, so the modern era reports a missing
+    /// resource as `INVALID_PARAMS` with `data.uri`.
     pub const RESOURCE_NOT_FOUND: i32 = -32002;
+    /// `-32020`, modern era (HTTP): `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` or an `Mcp-Param-*` header
+    /// is missing where required, malformed, or disagrees with the body; fastmcp answers with HTTP 400.
     pub const HEADER_MISMATCH: i32 = -32020;
+    /// `-32021`, modern era: serving the request needs a client capability the request's `_meta` did not
+    /// declare (an elicitation, sampling or roots input request; the tasks extension); `data.requiredCapabilities`
+    /// names it in the shape of client capabilities; always HTTP 400. fastmcp uses it too when a legacy
+    /// session's capabilities do not cover an input request a handler makes.
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
+    /// `-32022`, modern era: the `_meta` protocol version is not a modern revision fastmcp serves;
+    /// `data.supported` lists the ones it does and `data.requested` echoes the one asked for; HTTP 400.
     pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+    /// `-32042`, 2025-11-25 only (reserved after): the request cannot proceed until a URL-mode elicitation
+    /// completes; `data.elicitations` lists them. fastmcp never sends it itself; a handler error carrying it
+    /// keeps its code through `NormalizeErrors`.
     pub const URL_ELICITATION_REQUIRED: i32 = -32042;
 }
 
@@ -24,7 +53,9 @@ pub mod codes {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(untagged)]
 pub enum RequestId {
+    /// An integer id. Only integers that fit an `i64` read as ids; fractions and exponents do not.
     Number(i64),
+    /// A string id, compared exactly.
     String(String),
 }
 
@@ -81,38 +112,49 @@ impl From<&str> for RequestId {
 /// A JSON-RPC error object.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorObject {
+    /// The error code, one of [`codes`] or an implementation-defined one; clients branch on it.
     pub code: i32,
+    /// A short human-readable description, what a client shows or logs.
     pub message: String,
+    /// Structured detail clients can act on (`data.uri` for a missing resource, `data.supported` for an
+    /// unsupported version, …); omitted from the wire when `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
 }
 
 impl ErrorObject {
+    /// An error with this code and message and no `data`.
     pub fn new(code: i32, message: impl Into<String>) -> Self {
         Self { code, message: message.into(), data: None }
     }
 
+    /// Sets `data`, replacing any already there.
     pub fn with_data(mut self, data: Value) -> Self {
         self.data = Some(data);
         self
     }
 
+    /// `-32700`, message `Parse error: {detail}`: the text is not JSON.
     pub fn parse_error(detail: impl fmt::Display) -> Self {
         Self::new(codes::PARSE_ERROR, format!("Parse error: {detail}"))
     }
 
+    /// `-32600`, message `Invalid request: {detail}`: not a valid JSON-RPC message, or not allowed now.
     pub fn invalid_request(detail: impl fmt::Display) -> Self {
         Self::new(codes::INVALID_REQUEST, format!("Invalid request: {detail}"))
     }
 
+    /// `-32601`, message `Method not found: {method}`.
     pub fn method_not_found(method: &str) -> Self {
         Self::new(codes::METHOD_NOT_FOUND, format!("Method not found: {method}"))
     }
 
+    /// `-32602` with `message` as is: the params do not fit the method.
     pub fn invalid_params(message: impl Into<String>) -> Self {
         Self::new(codes::INVALID_PARAMS, message)
     }
 
+    /// `-32603` with `message` as is: the server failed.
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(codes::INTERNAL_ERROR, message)
     }
@@ -129,25 +171,37 @@ impl ErrorObject {
 /// its own type.
 #[derive(Debug)]
 pub enum Inbound {
+    /// A message with a `method` and an `id`: owed exactly one response echoing that id.
     Request(Request),
+    /// A message with a `method` and no `id`: never answered.
     Notification(Notification),
     /// A response to a request the server sent (legacy era only).
     Response {
+        /// The id of the request this answers.
         id: RequestId,
+        /// The raw `result` (`Ok`), or the `error` object (`Err`).
         outcome: Result<Box<RawValue>, ErrorObject>,
     },
 }
 
+/// An inbound JSON-RPC request: a method call that expects a response carrying the same id.
 #[derive(Debug)]
 pub struct Request {
+    /// The id the response must echo; unique among the sender's outstanding requests.
     pub id: RequestId,
+    /// The method called, e.g. `tools/call`.
     pub method: String,
+    /// The raw `params`, an object or an array (checked); `None` when absent. Each method deserializes
+    /// them into its own type.
     pub params: Option<Box<RawValue>>,
 }
 
+/// An inbound JSON-RPC notification: a method call with no id, which gets no response.
 #[derive(Debug)]
 pub struct Notification {
+    /// The notification's method, e.g. `notifications/cancelled`.
     pub method: String,
+    /// The raw `params`, an object or an array (checked); `None` when absent.
     pub params: Option<Box<RawValue>>,
 }
 
@@ -155,7 +209,9 @@ pub struct Notification {
 /// could be read.
 #[derive(Debug)]
 pub struct Rejected {
+    /// The id to echo in the error response; `None` (written `"id": null`) when none could be read.
     pub id: Option<RequestId>,
+    /// The error to answer with: `-32700` or `-32600`.
     pub error: ErrorObject,
 }
 
@@ -256,26 +312,37 @@ impl Inbound {
 /// An outbound response or error. Serialization writes the envelope around the payload directly.
 #[derive(Debug, Serialize)]
 pub struct OutboundResponse<'a, R: Serialize> {
+    /// The protocol version, always `"2.0"`.
     pub jsonrpc: &'static str,
+    /// The id of the request this answers.
     pub id: &'a RequestId,
+    /// The method's result, written as `result`.
     pub result: R,
 }
 
+/// An outbound error response: `{"jsonrpc": "2.0", "id": …, "error": {…}}`.
 #[derive(Debug, Serialize)]
 pub struct OutboundError<'a> {
+    /// The protocol version, always `"2.0"`.
     pub jsonrpc: &'static str,
     /// `null` when the request's id could not be read.
     pub id: Option<&'a RequestId>,
+    /// The error, written as `error`.
     pub error: &'a ErrorObject,
 }
 
 /// An outbound request or notification (legacy server-to-client traffic and all notifications).
 #[derive(Debug, Serialize)]
 pub struct OutboundMessage<'a, P: Serialize> {
+    /// The protocol version, always `"2.0"`.
     pub jsonrpc: &'static str,
+    /// The request's id, which the peer's response will echo; `None` (omitted) makes the message a
+    /// notification.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<&'a RequestId>,
+    /// The method, e.g. `sampling/createMessage` or `notifications/progress`.
     pub method: &'a str,
+    /// The message's `params`; omitted when `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub params: Option<P>,
 }

@@ -2,12 +2,25 @@
 
 use serde::{Deserialize, Serialize};
 
+/// `_meta` key of a modern request's protocol revision (required). Over HTTP it must equal the
+/// `MCP-Protocol-Version` header.
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key of a modern request's client capabilities (required; `{}` means no optional ones). Servers must not
+/// infer capabilities from earlier requests.
 pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key of a modern request's client `Implementation` (name, version…): optional, but clients should send it.
 pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// `_meta` key by which a modern request opts into `notifications/message` at that level and above; absent means no
+/// log notifications for that request.
 pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// `_meta` key of the server's `Implementation` (name, version…) on a modern result; servers should stamp it on every
+/// result, and fastmcp does.
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// `_meta` key on every notification of a `subscriptions/listen` stream: the id of the listen request, so a client
+/// can tell concurrent subscriptions apart.
 pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+/// `_meta` key by which a request opts into `notifications/progress` (both eras): a [`ProgressToken`] unique among
+/// the sender's active requests.
 pub const META_PROGRESS_TOKEN: &str = "progressToken";
 
 /// The keys whose presence in a request's `_meta` claims the modern era.
@@ -17,8 +30,12 @@ pub const MODERN_CLAIM_KEYS: [&str; 3] = [META_PROTOCOL_VERSION, META_CLIENT_CAP
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ResultType {
+    /// `"complete"`: the final result of the request.
     Complete,
+    /// `"input_required"`: an [`InputRequiredResult`](super::InputRequiredResult); the client answers and retries.
     InputRequired,
+    /// Any other value, kept verbatim: extensions add their own (the tasks extension's `"task"`). A client must treat
+    /// one it did not negotiate as invalid.
     #[serde(untagged)]
     Other(String),
 }
@@ -27,14 +44,19 @@ pub enum ResultType {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CacheScope {
+    /// `"public"`: the result does not depend on who asks, so caches shared across authorization contexts may hold it.
     Public,
+    /// `"private"`: caches must not share the result across authorization contexts. fastmcp marks every result of a
+    /// protected (authenticating) server private.
     Private,
 }
 
 /// How long a modern result stays fresh, and for whom (`ttlMs`, `cacheScope`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CacheHint {
+    /// How long the result stays fresh: `ttlMs` on the wire, in whole milliseconds; zero means stale at once.
     pub ttl: std::time::Duration,
+    /// Who may cache the result: `cacheScope` on the wire.
     pub scope: CacheScope,
 }
 
@@ -63,6 +85,8 @@ impl CacheHint {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum ProgressToken {
+    /// An integer token.
     Number(i64),
+    /// A string token.
     String(String),
 }

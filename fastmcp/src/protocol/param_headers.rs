@@ -12,8 +12,11 @@ use serde_json::Value;
 /// The JSON kinds a mirrored argument may have (the spec rules out `number`, objects and arrays).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParamKind {
+    /// `"type": "string"`: sent as is, or as `=?base64?…?=` when not plain visible ASCII.
     String,
+    /// `"type": "integer"`: sent in decimal.
     Integer,
+    /// `"type": "boolean"`: sent as `true` or `false`.
     Boolean,
 }
 
@@ -24,11 +27,12 @@ pub struct ParamHeader {
     pub name: String,
     /// The `properties` keys leading to the argument, outermost first.
     pub path: Vec<String>,
+    /// The property's declared `type`, which decides how its value is written into the header.
     pub kind: ParamKind,
 }
 
 impl ParamHeader {
-    /// The header's name.
+    /// The header's name, lowercased (`mcp-param-region`), for looking it up among a request's headers.
     pub fn header(&self) -> String {
         format!("mcp-param-{}", self.name.to_ascii_lowercase())
     }

@@ -5,17 +5,27 @@ use std::fmt;
 /// The eras the spec names: `Legacy` (handshake, sessions) and `Modern` (per-request `_meta`, stateless).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Era {
+    /// 2024-11-05 … 2025-11-25: an `initialize` handshake fixes the revision and capabilities for a session (the stdio
+    /// process or an HTTP session); requests flow both ways.
     Legacy,
+    /// 2026-07-28 on: no handshake; each request carries its revision, client capabilities and client info in `_meta`
+    /// and is served statelessly. Only the client sends requests.
     Modern,
 }
 
 /// Every protocol revision fastmcp serves, oldest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ProtocolVersion {
+    /// `2024-11-05`: the oldest revision fastmcp serves; its HTTP transport was HTTP+SSE (since deprecated).
     V2024_11_05,
+    /// `2025-03-26`: Streamable HTTP, tool annotations, audio content, completions, JSON-RPC batches.
     V2025_03_26,
+    /// `2025-06-18`: structured tool output, resource links, form elicitation, the `MCP-Protocol-Version` header;
+    /// batches removed.
     V2025_06_18,
+    /// `2025-11-25`: the last legacy revision: URL elicitation, sampling with tools, icons, experimental tasks.
     V2025_11_25,
+    /// `2026-07-28`: the first modern revision: stateless requests with per-request `_meta`, multi round-trip requests.
     V2026_07_28,
 }
 
@@ -30,6 +40,7 @@ impl ProtocolVersion {
     /// Modern revisions, newest first, as `server/discover` and `-32022` list them.
     pub const MODERN: [ProtocolVersion; 1] = [Self::V2026_07_28];
 
+    /// The revision as the wire writes it (`protocolVersion`, `MCP-Protocol-Version`), e.g. `"2025-11-25"`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::V2024_11_05 => "2024-11-05",
@@ -40,10 +51,12 @@ impl ProtocolVersion {
         }
     }
 
+    /// The revision `s` names, spelled exactly as the wire spells it; `None` for any revision fastmcp doesn't serve.
     pub fn parse(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|v| v.as_str() == s)
     }
 
+    /// The era the revision belongs to: only 2026-07-28 is modern.
     pub const fn era(self) -> Era {
         match self {
             Self::V2026_07_28 => Era::Modern,

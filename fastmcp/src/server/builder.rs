@@ -20,12 +20,45 @@ use tokio_util::sync::CancellationToken;
 
 /// Builds a server: register handlers, set options, then [`run`](FastMcp::run).
 ///
+/// Every method takes and returns the builder, so a server is one expression. [`run`](FastMcp::run)
+/// serves on stdio unless the code ([`transport`](FastMcp::transport)) or the environment
+/// (`FASTMCP_TRANSPORT=http`) says HTTP; [`build`](FastMcp::build) instead gives the [`Server`] to serve
+/// yourself (`serve_stdio`, `serve_io`, `serve_http`, or the `McpService` of feature `http`).
+///
 /// ```no_run
-/// # use fastmcp::prelude::*;
-/// # #[tool] async fn greet(name: String) -> String { name }
-/// # async fn main_() -> fastmcp::Result<()> {
-/// FastMcp::new("greeter").version("1.0.0").tool(greet).run().await
-/// # }
+/// use fastmcp::prelude::*;
+/// use std::time::Duration;
+///
+/// /// Greet someone by name.
+/// #[tool(read_only)]
+/// async fn greet(name: String) -> String {
+///     format!("Hello, {name}!")
+/// }
+///
+/// /// The server's changelog.
+/// #[resource("docs://changelog", mime_type = "text/markdown")]
+/// async fn changelog() -> &'static str {
+///     "# 1.0.0\n\nFirst release."
+/// }
+///
+/// /// Ask the model for a limerick.
+/// #[prompt]
+/// async fn limerick(topic: String) -> String {
+///     format!("Write a limerick about {topic}.")
+/// }
+///
+/// #[tokio::main]
+/// async fn main() -> fastmcp::Result<()> {
+///     FastMcp::new("greeter")
+///         .version(env!("CARGO_PKG_VERSION"))
+///         .instructions("Greets people and writes limericks.")
+///         .tool(greet)
+///         .resource(changelog)
+///         .prompt(limerick)
+///         .tool_timeout(Duration::from_secs(30))
+///         .run()
+///         .await
+/// }
 /// ```
 pub struct FastMcp {
     transport: Option<Transport>,
@@ -208,6 +241,38 @@ impl FastMcp {
     }
 
     /// Registers a tool (a fn marked `#[tool]`, or any [`ToolHandler`]).
+    ///
+    /// `#[tool]` turns the fn into a unit struct of the same name, which is what this takes: the fn's doc
+    /// comment is the description, its parameters the input schema. Tools are listed in the order they
+    /// were registered; a name registered twice is an error at [`build`](Self::build).
+    ///
+    /// ```
+    /// use fastmcp::prelude::*;
+    ///
+    /// /// Add two integers.
+    /// #[tool(read_only, idempotent)]
+    /// async fn add(
+    ///     /// The first addend.
+    ///     a: i64,
+    ///     /// The second addend.
+    ///     b: i64,
+    /// ) -> Result<String> {
+    ///     let sum = a.checked_add(b).ok_or_else(|| Error::msg("the sum overflows"))?;
+    ///     Ok(sum.to_string())
+    /// }
+    ///
+    /// /// Remove a file.
+    /// #[tool(destructive, name = "remove_file", timeout = "10s")]
+    /// async fn remove(path: String) -> Result<String> {
+    ///     std::fs::remove_file(&path)?;
+    ///     Ok(format!("removed {path}"))
+    /// }
+    ///
+    /// # fn main() -> fastmcp::Result<()> {
+    /// let server = FastMcp::new("files").tool(add).tool(remove).build()?;
+    /// assert!(FastMcp::new("files").tool(add).tool(add).build().is_err(), "`add` twice");
+    /// # let _ = server; Ok(()) }
+    /// ```
     pub fn tool(mut self, tool: impl ToolHandler) -> Self {
         self.registration.tools.push(Registered::new(Arc::new(tool)));
         self
@@ -227,6 +292,23 @@ impl FastMcp {
 
     /// Adds a middleware around dispatch (see [`middleware`](super::middleware)): the first added is the
     /// outermost, seeing each request first and its answer last.
+    ///
+    /// ```
+    /// use fastmcp::middleware::{Logging, NormalizeErrors, RateLimit, SizeLimit};
+    /// use fastmcp::prelude::*;
+    /// use std::time::Duration;
+    ///
+    /// # #[tool] async fn greet(name: String) -> String { name }
+    /// # fn main() -> fastmcp::Result<()> {
+    /// let server = FastMcp::new("greeter")
+    ///     .middleware(Logging) // outermost: logs and times every round, refusals below included
+    ///     .middleware(RateLimit::per_principal(120, Duration::from_secs(60)))
+    ///     .middleware(SizeLimit { max_bytes: 1 << 20 })
+    ///     .middleware(NormalizeErrors)
+    ///     .tool(greet)
+    ///     .build()?;
+    /// # let _ = server; Ok(()) }
+    /// ```
     pub fn middleware(mut self, middleware: impl Middleware) -> Self {
         self.middleware.push(Arc::new(middleware));
         self
@@ -449,6 +531,17 @@ impl FastMcp {
     }
 
     /// Where [`run`](Self::run) serves. Set in code, it wins over the environment.
+    ///
+    /// ```no_run
+    /// # use fastmcp::prelude::*;
+    /// use fastmcp::{HttpOptions, Transport};
+    ///
+    /// # #[tool] async fn greet(name: String) -> String { name }
+    /// # async fn main_() -> fastmcp::Result<()> {
+    /// // Streamable HTTP at http://127.0.0.1:8000/mcp, whatever FASTMCP_TRANSPORT says.
+    /// FastMcp::new("greeter").tool(greet).transport(Transport::Http(HttpOptions::default())).run().await
+    /// # }
+    /// ```
     pub fn transport(mut self, transport: Transport) -> Self {
         self.transport = Some(transport);
         self
@@ -513,8 +606,31 @@ fn state_keys(text: &str) -> Result<StateKeys> {
 }
 
 /// Where and how the Streamable HTTP endpoint serves (see [`Transport::Http`]).
+///
+/// The defaults suit a local server; set what differs and take the rest from [`Default`]:
+///
+/// ```no_run
+/// # use fastmcp::prelude::*;
+/// use fastmcp::{HttpOptions, Transport};
+/// use std::time::Duration;
+///
+/// # #[tool] async fn greet(name: String) -> String { name }
+/// # async fn main_() -> fastmcp::Result<()> {
+/// let http = HttpOptions {
+///     addr: ([127, 0, 0, 1], 3000).into(),
+///     path: "/v1/mcp".into(),
+///     // No legacy sessions: any replica can serve any request.
+///     sessions: false,
+///     idle_timeout: Duration::from_secs(30),
+///     ..HttpOptions::default()
+/// };
+/// FastMcp::new("greeter").tool(greet).transport(Transport::Http(http)).run().await
+/// # }
+/// ```
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
+    /// The address to listen on (default `127.0.0.1:8000`; `FASTMCP_HOST` and `FASTMCP_PORT` in
+    /// [`Transport::from_env`]). On a loopback address `Host` and `Origin` are checked against DNS rebinding.
     pub addr: SocketAddr,
     /// The MCP endpoint's path (default `/mcp`).
     pub path: String,
@@ -588,12 +704,35 @@ impl Default for HttpOptions {
     }
 }
 
-/// Where a server serves.
+/// Where a server serves: what [`FastMcp::run`] listens on.
+///
+/// Set it with [`FastMcp::transport`]; without one, `run` reads [`Transport::from_env`]. Both eras are
+/// served on either transport.
+///
+/// ```no_run
+/// # use fastmcp::prelude::*;
+/// use fastmcp::{HttpOptions, Transport};
+///
+/// # #[tool] async fn greet(name: String) -> String { name }
+/// # async fn main_() -> fastmcp::Result<()> {
+/// // `--http PORT` on the command line serves HTTP on that port; anything else, the environment's choice.
+/// let args: Vec<String> = std::env::args().collect();
+/// let transport = match args.iter().position(|a| a == "--http") {
+///     Some(i) => {
+///         let port = args.get(i + 1).map_or(Ok(8000), |p| p.parse())?;
+///         Transport::Http(HttpOptions { addr: ([127, 0, 0, 1], port).into(), ..HttpOptions::default() })
+///     }
+///     None => Transport::from_env()?,
+/// };
+/// FastMcp::new("greeter").tool(greet).transport(transport).run().await
+/// # }
+/// ```
 #[derive(Debug, Clone)]
 pub enum Transport {
-    /// Newline-delimited JSON-RPC on stdin/stdout.
+    /// Newline-delimited JSON-RPC on stdin/stdout: how MCP clients start a local server. Logs go to stderr.
     Stdio,
-    /// Streamable HTTP on one endpoint.
+    /// Streamable HTTP on one endpoint, both eras. A build without the `http` feature refuses it at
+    /// [`FastMcp::run`].
     Http(HttpOptions),
 }
 

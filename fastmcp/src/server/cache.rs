@@ -10,22 +10,34 @@ use std::time::Duration;
 /// The operations whose modern results carry cache hints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cached {
+    /// `server/discover`.
     Discover,
+    /// `tools/list`.
     ToolsList,
+    /// `prompts/list`.
     PromptsList,
+    /// `resources/list`.
     ResourcesList,
+    /// `resources/templates/list`.
     TemplatesList,
+    /// `resources/read`.
     ResourcesRead,
 }
 
 /// The hint of each cacheable operation, for results whose items set none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CacheHints {
+    /// For `server/discover` results.
     pub discover: CacheHint,
+    /// For `tools/list` pages.
     pub tools_list: CacheHint,
+    /// For `prompts/list` pages.
     pub prompts_list: CacheHint,
+    /// For `resources/list` pages.
     pub resources_list: CacheHint,
+    /// For `resources/templates/list` pages.
     pub templates_list: CacheHint,
+    /// For `resources/read` results of resources that set no hint of their own.
     pub resources_read: CacheHint,
 }
 
@@ -49,10 +61,12 @@ impl CacheHints {
         }
     }
 
+    /// The hint of one operation.
     pub fn get(&self, op: Cached) -> CacheHint {
         *self.slot(op)
     }
 
+    /// Replaces the hint of one operation (what [`FastMcp::cache_hint`](crate::FastMcp::cache_hint) does).
     pub fn set(&mut self, op: Cached, hint: CacheHint) {
         *self.slot_mut(op) = hint;
     }

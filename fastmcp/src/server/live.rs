@@ -50,6 +50,7 @@ impl Server {
         self.edit(ListChanged::Tools, |catalog| Ok(catalog.remove(ListChanged::Tools, name)))
     }
 
+    /// Stops serving the prompt `name`; whether there was one (see [`remove_tool`](Self::remove_tool)).
     pub fn remove_prompt(&self, name: &str) -> bool {
         self.edit(ListChanged::Prompts, |catalog| Ok(catalog.remove(ListChanged::Prompts, name)))
     }
@@ -70,10 +71,12 @@ impl Server {
         self.switch(ListChanged::Tools, name, false)
     }
 
+    /// Serves a disabled prompt again, where it was in the list; whether it was disabled.
     pub fn enable_prompt(&self, name: &str) -> bool {
         self.switch(ListChanged::Prompts, name, true)
     }
 
+    /// Hides a prompt from lists and gets until it is enabled again; whether it was enabled.
     pub fn disable_prompt(&self, name: &str) -> bool {
         self.switch(ListChanged::Prompts, name, false)
     }
@@ -83,6 +86,8 @@ impl Server {
         self.switch(ListChanged::Resources, uri, true)
     }
 
+    /// Hides the resource with this URI, or the template with this URI template, from lists and reads
+    /// until it is enabled again; whether it was enabled.
     pub fn disable_resource(&self, uri: &str) -> bool {
         self.switch(ListChanged::Resources, uri, false)
     }

@@ -50,6 +50,9 @@ pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T
 ///
 /// [`on_request`]: Middleware::on_request
 pub trait Middleware: Send + Sync + 'static {
+    /// Every request that reaches the chain: tool calls, prompt gets, resource reads, lists and
+    /// completions. Override it to treat them all alike (a timer, a log line); the default calls the
+    /// method's own hook below.
     fn on_request<'a>(&'a self, request: Request<'a>, next: Next<'a>) -> BoxFuture<'a, Response> {
         match request.method() {
             "tools/call" => self.on_call_tool(request, next),
@@ -64,34 +67,42 @@ pub trait Middleware: Send + Sync + 'static {
         }
     }
 
+    /// `tools/call`, one round at a time; [`Request::name`] is the tool's name. The default passes it on.
     fn on_call_tool<'a>(&'a self, request: Request<'a>, next: Next<'a>) -> BoxFuture<'a, Response> {
         next.run(request)
     }
 
+    /// `tools/list`, one page at a time. The default passes it on.
     fn on_list_tools<'a>(&'a self, request: Request<'a>, next: Next<'a>) -> BoxFuture<'a, Response> {
         next.run(request)
     }
 
+    /// `prompts/get`, one round at a time; [`Request::name`] is the prompt's name. The default passes it on.
     fn on_get_prompt<'a>(&'a self, request: Request<'a>, next: Next<'a>) -> BoxFuture<'a, Response> {
         next.run(request)
     }
 
+    /// `prompts/list`, one page at a time. The default passes it on.
     fn on_list_prompts<'a>(&'a self, request: Request<'a>, next: Next<'a>) -> BoxFuture<'a, Response> {
         next.run(request)
     }
 
+    /// `resources/read`, one round at a time; [`Request::name`] is the URI read. The default passes it on.
     fn on_read_resource<'a>(&'a self, request: Request<'a>, next: Next<'a>) -> BoxFuture<'a, Response> {
         next.run(request)
     }
 
+    /// `resources/list`, one page at a time. The default passes it on.
     fn on_list_resources<'a>(&'a self, request: Request<'a>, next: Next<'a>) -> BoxFuture<'a, Response> {
         next.run(request)
     }
 
+    /// `resources/templates/list`, one page at a time. The default passes it on.
     fn on_list_resource_templates<'a>(&'a self, request: Request<'a>, next: Next<'a>) -> BoxFuture<'a, Response> {
         next.run(request)
     }
 
+    /// `completion/complete`. The default passes it on.
     fn on_complete<'a>(&'a self, request: Request<'a>, next: Next<'a>) -> BoxFuture<'a, Response> {
         next.run(request)
     }
@@ -153,6 +164,7 @@ impl<'a> Request<'a> {
         self.name
     }
 
+    /// The request's [`Context`]: its id, era, client capabilities, caller (`auth()`) and HTTP request.
     pub fn context(&self) -> &Context {
         self.context
     }

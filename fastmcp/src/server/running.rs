@@ -50,6 +50,7 @@ pub(crate) struct ServerInner {
 }
 
 impl Server {
+    /// The limits and tunables it was built with (set on the [`FastMcp`](super::FastMcp) builder).
     pub fn options(&self) -> &Options {
         &self.inner.options
     }

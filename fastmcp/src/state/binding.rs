@@ -202,22 +202,27 @@ impl<'a> Binding<'a> {
         Self { method, target, arguments_digest, principal, fingerprint, request_digest }
     }
 
+    /// The request's method.
     pub fn method(&self) -> Method {
         self.method
     }
 
+    /// The tool or prompt name, or the resource URI.
     pub fn target(&self) -> &'a str {
         self.target
     }
 
+    /// The digest of the request's arguments.
     pub fn arguments_digest(&self) -> &ArgumentsDigest {
         &self.arguments_digest
     }
 
+    /// The authenticated principal, `None` on a server without auth.
     pub fn principal(&self) -> Option<&'a str> {
         self.principal
     }
 
+    /// The flow's fingerprint: a token of another build of the flow is refused as stale.
     pub fn fingerprint(&self) -> u64 {
         self.fingerprint
     }

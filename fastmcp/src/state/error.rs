@@ -24,7 +24,12 @@ pub const INVALID_STATE_REASON: &str = "invalid_request_state";
 #[non_exhaustive]
 pub enum StateError {
     /// The token is longer than the configured cap; refused before any decoding.
-    TooLarge { len: usize, max: usize },
+    TooLarge {
+        /// The token's length, in bytes.
+        len: usize,
+        /// The configured cap, in bytes.
+        max: usize,
+    },
     /// The token does not have the token's shape (segments, alphabet, lengths).
     Malformed(&'static str),
     /// The version prefix is not one this build reads.
@@ -40,9 +45,20 @@ pub enum StateError {
     /// The token was minted by another build of the flow.
     StaleFingerprint,
     /// The carried locals do not deserialize into the type the flow expects at this step.
-    Undecodable { line: usize, column: usize },
+    Undecodable {
+        /// Where in the locals' JSON decoding failed: the line, from 1 as serde_json counts (0 when there was
+        /// no JSON to read: a local missing, or bytes that are not UTF-8).
+        line: usize,
+        /// The column on that line, from 1 (0 as for `line`).
+        column: usize,
+    },
     /// Minting: the token would exceed the configured cap.
-    LocalsTooLarge { len: usize, max: usize },
+    LocalsTooLarge {
+        /// The length the token would have had, in bytes.
+        len: usize,
+        /// The configured cap, in bytes.
+        max: usize,
+    },
     /// Minting: the locals failed to serialize.
     Unserializable(String),
     /// Minting: the operating system's random source failed.

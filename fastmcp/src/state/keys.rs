@@ -24,13 +24,21 @@ const KDF_SALT: &[u8] = b"fastmcp requestState v1";
 pub enum KeyError {
     /// A key is shorter than [`MIN_KEY_BYTES`].
     #[error("requestState key #{index} is {len} bytes; keys must be at least {MIN_KEY_BYTES} bytes of random data")]
-    TooShort { index: usize, len: usize },
+    TooShort {
+        /// The key's position in the ring, from 0 (the signing key).
+        index: usize,
+        /// Its length, in bytes.
+        len: usize,
+    },
     /// The ring was given no key.
     #[error("requestState key ring is empty; give at least one key, or use StateKeys::ephemeral()")]
     Empty,
     /// The same key appears twice in the ring.
     #[error("requestState key #{index} repeats an earlier key")]
-    Duplicate { index: usize },
+    Duplicate {
+        /// The position of the repeat, from 0.
+        index: usize,
+    },
     /// No key was configured and the operating system's random source failed to make one.
     #[error("cannot generate a requestState key: the OS random source failed: {0}")]
     Randomness(String),

@@ -90,6 +90,7 @@ pub trait Store: Send + Sync + 'static {
 pub struct StoreError(pub String);
 
 impl StoreError {
+    /// An error saying why, for a [`Store`] implementation to return (a connection refused, a timeout).
     pub fn new(why: impl std::fmt::Display) -> Self {
         Self(why.to_string())
     }

@@ -279,8 +279,12 @@ pub struct AuthorizationRequest {
 /// `error` (RFC 9207: an error of another issuer is not shown either).
 #[derive(Clone, Default)]
 pub struct AuthorizationResponse {
+    /// The authorization code to exchange for tokens (empty when the authorization server refused).
     pub code: String,
+    /// The `state` that came back: it must be the request's.
     pub state: String,
+    /// The issuer that answered (RFC 9207 `iss`): when present it must be the authorization server's
+    /// issuer exactly; absent, it is refused only where the server's metadata promised it.
     pub iss: Option<String>,
     /// `error` (and `error_description`), when the authorization server refused.
     pub error: Option<String>,
@@ -350,11 +354,13 @@ impl ClientMetadata {
         }
     }
 
+    /// The redirect URIs to register, instead of the grant's one redirect URI.
     pub fn redirect_uris<S: Into<String>>(mut self, uris: impl IntoIterator<Item = S>) -> Self {
         self.redirect_uris = uris.into_iter().map(Into::into).collect();
         self
     }
 
+    /// The grant types to register, instead of `authorization_code` (with `refresh_token` when refresh is wanted).
     pub fn grant_types<S: Into<String>>(mut self, grants: impl IntoIterator<Item = S>) -> Self {
         self.grant_types = grants.into_iter().map(Into::into).collect();
         self

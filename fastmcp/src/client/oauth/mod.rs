@@ -106,6 +106,8 @@ struct Context {
 }
 
 impl OAuth {
+    /// The client for `config`. Nothing is fetched yet: discovery, registration and authorization run when a
+    /// server first refuses a request (tokens already in the config's store are sent until then).
     pub fn new(config: OAuthConfig) -> Self {
         let fetcher = Fetcher::new(config.timeout, DEFAULT_MAX_BODY);
         let inner = Inner {

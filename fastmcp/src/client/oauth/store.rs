@@ -13,7 +13,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// client never logs them.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tokens {
+    /// The access token, sent with each request (as `Bearer`, or as `DPoP` when [`dpop`](Self::dpop) is set).
     pub access_token: String,
+    /// The refresh token, if the authorization server gave one: used to renew the access token before it expires.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refresh_token: Option<String>,
     /// When the access token expires, in seconds since the Unix epoch (its `expires_in` counted from
@@ -80,6 +82,7 @@ pub struct MemoryTokenStore {
 }
 
 impl MemoryTokenStore {
+    /// An empty store.
     pub fn new() -> Self {
         Self::default()
     }

@@ -10,8 +10,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Logs each round through `tracing` (target `fastmcp::middleware`): `→ method name` at debug when it
-/// starts, `← method name (N ms)` at info when it answers, `✗ method name (N ms): why` at warn when it
-/// fails.
+/// starts, `← method name (N ms)` at info when it answers, `… method name (N ms): waiting for input` at
+/// info when it suspends, `✗ method name (N ms): why` at warn when it fails.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Logging;
 
@@ -48,6 +48,7 @@ pub struct RateLimit {
 }
 
 impl RateLimit {
+    /// `limit` rounds (at least 1) per caller in each `window` (at least 1 ms).
     pub fn per_principal(limit: u32, window: Duration) -> Self {
         Self { limit: limit.max(1), window: window.max(Duration::from_millis(1)), windows: Mutex::default() }
     }
@@ -98,6 +99,7 @@ fn caller_key(request: &Request<'_>) -> String {
 /// bytes)".
 #[derive(Debug, Clone, Copy)]
 pub struct SizeLimit {
+    /// The largest complete result let through, in bytes of JSON.
     pub max_bytes: usize,
 }
 
@@ -162,6 +164,7 @@ pub struct Caching {
 }
 
 impl Caching {
+    /// A cache of at most `max_entries` answers (at least 1).
     pub fn new(max_entries: usize) -> Self {
         Self { max_entries: max_entries.max(1), entries: Mutex::default() }
     }

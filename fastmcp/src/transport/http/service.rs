@@ -115,6 +115,8 @@ impl McpService {
         Self::with_options(server, ServiceOptions::default())
     }
 
+    /// The endpoint for `server`, served as `options` say: sessions or none, `Host`/`Origin` checks, and
+    /// the per-client caps.
     pub fn with_options(server: Server, options: ServiceOptions) -> Self {
         let sessions = options
             .sessions
