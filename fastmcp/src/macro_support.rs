@@ -5,7 +5,10 @@
 
 use crate::error::Error;
 use crate::flow::Step;
-use crate::handler::{HandlerResult, IntoPromptResult, IntoResourceContents, ResourceDefinition, ResourceRead};
+use crate::handler::{
+    BoxFuture, HandlerResult, IntoPromptResult, IntoResourceContents, PromptGet, PromptHandler, ResourceDefinition,
+    ResourceHandler, ResourceRead, ToolCall, ToolHandler,
+};
 use crate::protocol::{
     CallToolResult, GetPromptResult, JsonObject, Prompt, PromptArgument, ReadResourceResult, Resource,
     ResourceTemplate, Tool, ToolAnnotations,
@@ -56,6 +59,7 @@ pub fn prompt_definition(
     }
 }
 
+/// One of a `#[prompt]`'s arguments in its `prompts/list` entry.
 pub fn prompt_argument(name: &str, description: Option<&str>, required: bool) -> PromptArgument {
     PromptArgument {
         name: name.to_owned(),
@@ -151,4 +155,42 @@ pub fn resource_step<R: IntoResourceContents>(
     mime_type: Option<&str>,
 ) -> HandlerResult<ReadResourceResult> {
     out.into_contents_step(uri, mime_type)
+}
+
+/// What a `#[tool]`, `#[prompt]` or `#[resource]` whose macro reported an error stands in for, so that
+/// `.tool(name)` still type-checks and the macro's error is the only one. It never runs: a crate with a
+/// macro error doesn't build.
+pub struct Unexpanded;
+
+impl Unexpanded {
+    fn never() -> ! {
+        unreachable!("a handler whose macro reported an error is never built into a program")
+    }
+}
+
+impl ToolHandler for Unexpanded {
+    fn definition(&self) -> Tool {
+        Self::never()
+    }
+    fn call(&self, _: ToolCall) -> BoxFuture<HandlerResult<CallToolResult>> {
+        Self::never()
+    }
+}
+
+impl PromptHandler for Unexpanded {
+    fn definition(&self) -> Prompt {
+        Self::never()
+    }
+    fn get(&self, _: PromptGet) -> BoxFuture<HandlerResult<GetPromptResult>> {
+        Self::never()
+    }
+}
+
+impl ResourceHandler for Unexpanded {
+    fn definition(&self) -> ResourceDefinition {
+        Self::never()
+    }
+    fn read(&self, _: ResourceRead) -> BoxFuture<HandlerResult<ReadResourceResult>> {
+        Self::never()
+    }
 }

@@ -21,7 +21,7 @@ mod tool;
 use crate::attr::{Completer, Kind, Options, stays_on_param};
 use crate::check;
 use crate::ctxt::Ctxt;
-use crate::flow::Flow;
+use crate::flow::{Flow, forgotten};
 use crate::model::{Handler, ItemFn};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -73,8 +73,9 @@ fn dump(attr: &str, out: &TokenStream) {
     }
 }
 
-fn expand(kind: Kind, args: TokenStream, item: ItemFn) -> TokenStream {
+fn expand(kind: Kind, args: TokenStream, mut item: ItemFn) -> TokenStream {
     let cx = Ctxt::new();
+    item.body = forgotten::add_asks(&cx, &item.body);
     let options = Options::parse(&cx, kind, args);
     check::signature(&cx, kind, &item.sig);
     let handler = Handler::new(&cx, kind, options, item);
@@ -111,14 +112,35 @@ fn expand(kind: Kind, args: TokenStream, item: ItemFn) -> TokenStream {
             strip_param_attrs(&mut item.sig);
             let errors = errors.to_compile_error();
             let errors = quote!(#errors #checks);
-            match machine::unlowered_body(&item.body) {
-                Some(body) => {
-                    let ItemFn { attrs, vis, sig, .. } = &item;
-                    quote!(#(#attrs)* #vis #sig #body #errors)
-                }
-                None => quote!(#item #errors),
+            let body = machine::unlowered_body(&item.body).unwrap_or_else(|| item.body.to_token_stream());
+            let ItemFn { attrs, vis, sig, .. } = &item;
+            match (kind, sig.receiver()) {
+                // A method or a sub-flow is never registered: it stays as written.
+                (Kind::SubFlow, _) | (_, Some(_)) => quote!(#(#attrs)* #vis #sig #body #errors),
+                _ => stand_in(&item, body, errors),
             }
         }
+    }
+}
+
+/// A handler whose macro reported an error: its name stands for a stand-in that every registration
+/// accepts, so the macro's errors are the only ones (no second error at `.tool(name)`), and the fn, kept
+/// out of the way in an anonymous const, is still type-checked for the IDE.
+fn stand_in(item: &ItemFn, body: TokenStream, errors: TokenStream) -> TokenStream {
+    let ItemFn { attrs, vis, sig, .. } = item;
+    let ident = &sig.ident;
+    let cfgs = attrs.iter().filter(|a| a.path().is_ident("cfg"));
+    let private = private();
+    quote! {
+        #(#cfgs)*
+        #[allow(non_upper_case_globals)]
+        #vis const #ident: #private::Unexpanded = #private::Unexpanded;
+        const _: () = {
+            #(#attrs)*
+            #[allow(dead_code)]
+            #sig #body
+        };
+        #errors
     }
 }
 

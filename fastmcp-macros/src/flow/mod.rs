@@ -2,6 +2,7 @@
 //! segments, one per step of the resumable state machine (DESIGN.md §3.1). It reads the fn and writes no
 //! runtime path: what a suspension point becomes in code is `expand`'s (through [`segment::Lower`]).
 //!
+//! - [`forgotten`] reports a question for the client awaited without `.ask()`, and puts the `.ask()` in.
 //! - [`find`] marks each `.ask().await` in the fn's own control flow where it can be compiled, and reports
 //!   the others (step 1).
 //! - [`segment`] cuts the body into one arm per step (step 2).
@@ -11,6 +12,7 @@
 //! A fn without `.ask()` has no [`Flow`] and expands exactly as it would without this module.
 
 pub mod find;
+pub mod forgotten;
 pub mod scope;
 pub mod segment;
 pub mod syntax;

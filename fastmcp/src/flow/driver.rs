@@ -42,6 +42,7 @@ enum Pause {
 }
 
 impl Slot {
+    /// An empty slot, for one pass of a body: [`drive`] reads what the body left in it.
     pub fn new() -> Self {
         Self::default()
     }
@@ -117,6 +118,8 @@ pub async fn drive<F: Future + Send>(slot: &Slot, body: F) -> Result<Pass<F::Out
 /// A value whose type names an ask's type, so a resume arm can decode that ask's answer without the builder.
 pub type AskWitness<A> = Option<PhantomData<fn() -> A>>;
 
+/// The [`AskWitness`] of `point`'s type, taken where the ask is built, for the resume arm that decodes its
+/// answer. Called by the code the handler macros generate.
 pub fn witness<P: Point>(_: &P) -> AskWitness<P> {
     Some(PhantomData)
 }
@@ -317,4 +320,6 @@ fn undecodable(e: &serde_json::Error) -> Error {
 )]
 pub trait Carried: Serialize + DeserializeOwned {}
 
+// Without this rustc reports each missing trait on its own; with it, once, in `Carried`'s words.
+#[diagnostic::do_not_recommend]
 impl<T: Serialize + DeserializeOwned> Carried for T {}

@@ -1,5 +1,5 @@
-//! A local read after an `.ask()` travels in the request state, so it must serialize both ways; the error
-//! is on the local's own `let`.
+//! A local read after an `.ask()` travels in the request state, so it must serialize both ways; the error,
+//! on the local's own `let`, comes once and names both traits.
 use fastmcp::prelude::*;
 
 struct Plan {
