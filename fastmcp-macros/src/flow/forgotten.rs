@@ -55,9 +55,10 @@ impl VisitMut for Forgotten<'_> {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
-/// Whether `e` builds a question for the client: a chain of method calls on `T::elicit(..)`,
-/// `Sample::prompt(..)`, `Sample::messages(..)`, `ElicitUrl::new(..)`, `ListRoots`, `checkpoint()` or
-/// `run_as_task()`. Only these are known by name; anything else awaited is rustc's to judge.
+/// Whether `e` builds a question for the client: a chain of method calls on `Form::elicit(..)`,
+/// `Sample::prompt(..)`, `Sample::messages(..)`, `ElicitUrl::new(..)` or `ListRoots`. Only these are known
+/// by name, and only where no fn of the user's could be meant (`checkpoint()` could be); anything else
+/// awaited is rustc's to judge.
 fn is_question(e: &Expr) -> bool {
     match e {
         Expr::MethodCall(m) => m.method != "ask" && m.method != "ask_as" && is_question(&m.receiver),
@@ -67,14 +68,56 @@ fn is_question(e: &Expr) -> bool {
             let Expr::Path(f) = &*call.func else { return false };
             let names: Vec<String> = f.path.segments.iter().map(|s| s.ident.to_string()).collect();
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
-            matches!(
-                names.as_slice(),
-                [.., _, "elicit"]
-                    | [.., "Sample", "prompt" | "messages"]
-                    | [.., "ElicitUrl", "new"]
-                    | [.., "checkpoint" | "run_as_task"]
-            )
+            match names.as_slice() {
+                [.., form, "elicit"] => form.starts_with(char::is_uppercase),
+                [.., "Sample", "prompt" | "messages"] | [.., "ElicitUrl", "new"] => true,
+                _ => false,
+            }
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn question(src: &str) -> bool {
+        is_question(&syn::parse_str(src).unwrap())
+    }
+
+    #[test]
+    fn the_questions_known_by_name() {
+        assert!(question(r#"Confirm::elicit("Deploy?")"#));
+        assert!(question(r#"forms::Confirm::elicit(format!("{x}?")).some_option(1)"#));
+        assert!(question(r#"Sample::prompt("notes").max_tokens(100)"#));
+        assert!(question("fastmcp::flow::Sample::messages(history)"));
+        assert!(question(r#"ElicitUrl::new("Sign in", url)"#));
+        assert!(question("ListRoots"));
+        assert!(question("(ListRoots)"));
+    }
+
+    #[test]
+    fn what_may_be_the_users_own_is_left_to_rustc() {
+        assert!(!question(r#"Confirm::elicit("Deploy?").ask()"#), "already asked");
+        assert!(!question("api::elicit(x)"), "a fn of a module");
+        assert!(!question("self.elicit()"));
+        assert!(!question("checkpoint()"));
+        assert!(!question("run_as_task()"));
+        assert!(!question("Sample::fetch()"));
+        assert!(!question("client.call(ListRoots)"));
+    }
+
+    #[test]
+    fn a_forgotten_ask_is_reported_and_put_in() {
+        let cx = Ctxt::new();
+        let body: Group = syn::parse_quote!({
+            let a = Confirm::elicit("Go?").await?;
+            let b = other().await;
+        });
+        let fixed = add_asks(&cx, &body).to_string();
+        assert!(fixed.contains(". ask () . await"), "{fixed}");
+        assert!(fixed.contains("other () . await"), "{fixed}");
+        assert_eq!(cx.check().unwrap_err().to_string().matches("add `.ask()`").count(), 1);
     }
 }
