@@ -249,17 +249,21 @@ fn duration_ms(cx: &Ctxt, key: &str, lit: &LitStr, min: u64) -> Option<u64> {
         "ms" => Some(1),
         "s" => Some(1_000),
         "m" => Some(60_000),
+        "h" => Some(3_600_000),
         _ => None,
     };
-    match (digits.parse::<u64>().ok(), scale) {
-        (Some(n), Some(scale)) if n >= min => n.checked_mul(scale),
+    let error = match (digits.parse::<u64>().ok(), scale) {
+        (Some(n), Some(scale)) if n >= min => match n.checked_mul(scale) {
+            Some(ms) => return Some(ms),
+            None => format!("`{key}` = {text:?} is too long: it overflows a count of milliseconds"),
+        },
         _ => {
             let number = if min > 0 { "a positive whole number" } else { "a whole number" };
-            let e = format!("`{key}` is {number} with a unit: \"500ms\", \"30s\" or \"2m\", not {text:?}");
-            cx.error_spanned_by(lit, e);
-            None
+            format!("`{key}` is {number} with a unit: \"500ms\", \"30s\", \"2m\" or \"1h\", not {text:?}")
         }
-    }
+    };
+    cx.error_spanned_by(lit, error);
+    None
 }
 
 /// `"forbidden"`, `"optional"` or `"required"`.

@@ -10,4 +10,9 @@ async fn never() -> String {
     String::new()
 }
 
+#[tool(timeout = "999999999999999999m")]
+async fn forever() -> String {
+    String::new()
+}
+
 fn main() {}
