@@ -17,6 +17,7 @@
 //! the resource it must be issued for.
 
 use fastmcp::prelude::*;
+use fastmcp_examples::cli::{AUTH_ENV, Help, LOG_ENV, RUN_ENV, RUN_TRANSPORTS};
 
 /// Who the caller is: the access token's subject.
 #[tool(read_only)]
@@ -65,8 +66,25 @@ async fn deploy(
     })
 }
 
+/// `auth --help`.
+const HELP: Help = Help {
+    usage: "auth [--help]",
+    serves: "A protected server (an OAuth 2.1 resource server; set FASTMCP_AUTH_ISSUER). Every request needs a\n\
+             bearer token with scope `mcp`:\n\
+             \x20 tools              whoami, admin_report (scope admin),\n\
+             \x20                    deploy(service, replicas) (scope deploy:write; asks first)\n\
+             \x20 resource template  audit://{day} (scope admin)",
+    transports: RUN_TRANSPORTS,
+    env: &[AUTH_ENV, STDIO_TOKEN_ENV, RUN_ENV, LOG_ENV],
+};
+
+/// The stdio caller's credentials (fastmcp's `Server::serve_stdio` on a protected server).
+const STDIO_TOKEN_ENV: fastmcp_examples::cli::Env =
+    &[("FASTMCP_AUTH_TOKEN", "stdio: the caller's access token, verified once, at start")];
+
 #[tokio::main]
 async fn main() -> fastmcp::Result<()> {
+    HELP.check_args();
     let Some(auth) = fastmcp_examples::auth::from_env(None) else {
         return Err(fastmcp::Error::msg(
             "set FASTMCP_AUTH_ISSUER to the authorization server's issuer URL (its metadata names the JWKS)",

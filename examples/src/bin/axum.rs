@@ -21,6 +21,7 @@ use axum::extract::ConnectInfo;
 use axum::routing::get;
 use fastmcp::McpService;
 use fastmcp::prelude::*;
+use fastmcp_examples::cli::{AUTH_ENV, Help, LOG_ENV};
 use http::{HeaderValue, Request, Response};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -28,8 +29,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context as TaskContext, Poll};
 use tower::{Layer, Service};
 
+/// `axum --help`.
+const HELP: Help = Help {
+    usage: "axum [--help]",
+    serves: "The quickstart's tools, resources and prompt, and careful_greet(name) (asks first), mounted at /mcp\n\
+             in an axum app beside GET /health; with FASTMCP_AUTH_ISSUER set, /mcp is a protected resource.",
+    transports: "Streamable HTTP only, at http://127.0.0.1:$PORT/mcp (the app binds its own listener, so the\n\
+                 FASTMCP_TRANSPORT/HOST/PORT/PATH variables of FastMcp::run() do not apply)",
+    env: &[&[("PORT", "the port to listen on (default 3000)")], AUTH_ENV, LOG_ENV],
+};
+
 #[tokio::main]
 async fn main() -> fastmcp::Result<()> {
+    HELP.check_args();
     fastmcp::init_tracing();
     let port: u16 = match std::env::var("PORT") {
         Ok(port) => {

@@ -8,6 +8,7 @@
 
 use fastmcp::middleware::{BoxFuture, Logging, Middleware, Next, Request, Response};
 use fastmcp::prelude::*;
+use fastmcp_examples::cli::{Help, LOG_ENV, RUN_ENV, RUN_TRANSPORTS};
 
 /// Answer to the deployment question.
 #[elicit]
@@ -70,8 +71,19 @@ async fn summarize(
     format!("Summarize the docs page {page} in three sentences.")
 }
 
+/// `composed --help`.
+const HELP: Help = Help {
+    usage: "composed [--help]",
+    serves: "Two servers mounted into one, behind middleware:\n\
+             \x20 ops   the tool ops_deploy(service, replicas) (asks first) and the resource ops://status\n\
+             \x20 docs  the tool docs_search(query) and the prompt docs_summarize(page)",
+    transports: RUN_TRANSPORTS,
+    env: &[RUN_ENV, LOG_ENV],
+};
+
 #[tokio::main]
 async fn main() -> fastmcp::Result<()> {
+    HELP.check_args();
     fastmcp::init_tracing();
     let ops = FastMcp::new("ops").tool(deploy).resource(status).middleware(Audit);
     let docs = FastMcp::new("docs").tool(search).prompt(summarize);

@@ -12,17 +12,39 @@ use fastmcp::client::{
     IdentityProvider, OAuth, OAuthConfig, SigningKey,
 };
 use fastmcp::protocol::{CreateMessageResult, ElicitResult, JsonObject, Tool};
+use fastmcp_examples::cli::{Help, LOG_ENV};
 use serde_json::{Value, json};
 
 /// A client ID metadata document the suite's authorization servers accept (they do not fetch it).
 const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
 const REDIRECT_URI: &str = "http://localhost:3000/callback";
 
+/// `conformance-client --help`.
+const HELP: Help = Help {
+    usage: "conformance-client <server-url>, or conformance-client --help",
+    serves: "Not a server: fastmcp's client, as the conformance suite's client mode runs it\n\
+             (`conformance client --command conformance-client`). It connects to <server-url>, the suite's mock\n\
+             server, and plays the scenario MCP_CONFORMANCE_SCENARIO names.",
+    transports: "Streamable HTTP, as a client",
+    env: &[
+        &[
+            ("MCP_CONFORMANCE_SCENARIO", "the scenario to play (set by the suite)"),
+            ("MCP_CONFORMANCE_PROTOCOL_VERSION", "the protocol revision to speak (default 2025-11-25)"),
+            ("MCP_CONFORMANCE_CONTEXT", "JSON: the credentials an auth/* scenario hands over"),
+        ],
+        LOG_ENV,
+    ],
+};
+
 #[tokio::main]
 async fn main() {
+    // The suite passes a URL first, never a flag: `--help` there cannot collide with a scenario.
+    if matches!(std::env::args().nth(1).as_deref(), Some("--help" | "-h")) {
+        HELP.exit_with_help();
+    }
     fastmcp::init_tracing();
     let Some(url) = std::env::args().nth(1) else {
-        eprintln!("usage: conformance-client <server-url> (with MCP_CONFORMANCE_SCENARIO set)");
+        eprintln!("usage: conformance-client <server-url> (with MCP_CONFORMANCE_SCENARIO set); see --help");
         std::process::exit(2);
     };
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();

@@ -5,6 +5,7 @@
 //! before an ask never runs twice.
 
 use fastmcp::prelude::*;
+use fastmcp_examples::cli::{Help, LOG_ENV, RUN_ENV, RUN_TRANSPORTS};
 
 /// Answer to the deployment question (rendered by the client as a form).
 #[elicit]
@@ -30,7 +31,17 @@ async fn deploy(
     Ok(format!("Deployed {plan}: {}", notes.text())) // `plan` came back from the request state
 }
 
+/// `deploy --help`.
+const HELP: Help = Help {
+    usage: "deploy [--help]",
+    serves: "One tool that asks before it acts: deploy(service, replicas) asks the user to confirm (a form),\n\
+             then asks the client's model for release notes (sampling).",
+    transports: RUN_TRANSPORTS,
+    env: &[RUN_ENV, LOG_ENV],
+};
+
 #[tokio::main]
 async fn main() -> fastmcp::Result<()> {
+    HELP.check_args();
     FastMcp::new("deploy").version(env!("CARGO_PKG_VERSION")).tool(deploy).run().await
 }

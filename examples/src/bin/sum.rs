@@ -4,6 +4,7 @@
 //! and the next round carries on from the position and total it holds.
 
 use fastmcp::prelude::*;
+use fastmcp_examples::cli::{Help, LOG_ENV, RUN_ENV, RUN_TRANSPORTS};
 
 /// Add numbers, `chunk` of them per round.
 #[tool(read_only)]
@@ -31,7 +32,17 @@ async fn sum(
     Ok(format!("sum={total} in {rounds} rounds"))
 }
 
+/// `sum --help`.
+const HELP: Help = Help {
+    usage: "sum [--help]",
+    serves: "One tool: sum(numbers, chunk) adds `chunk` numbers per round, handing the client only its\n\
+             request state between rounds (a state-only suspension, nothing asked).",
+    transports: RUN_TRANSPORTS,
+    env: &[RUN_ENV, LOG_ENV],
+};
+
 #[tokio::main]
 async fn main() -> fastmcp::Result<()> {
+    HELP.check_args();
     FastMcp::new("sum").version(env!("CARGO_PKG_VERSION")).tool(sum).run().await
 }

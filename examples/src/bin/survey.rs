@@ -1,6 +1,7 @@
 //! A tool that asks in a loop: one question per round, the answers so far carried in request state.
 
 use fastmcp::prelude::*;
+use fastmcp_examples::cli::{Help, LOG_ENV, RUN_ENV, RUN_TRANSPORTS};
 
 /// One answer.
 #[elicit]
@@ -24,7 +25,17 @@ async fn survey(
     Ok(answers.join("; "))
 }
 
+/// `survey --help`.
+const HELP: Help = Help {
+    usage: "survey [--help]",
+    serves: "One tool: survey(questions) asks the user each question in turn, one form per round, and\n\
+             reports the answers.",
+    transports: RUN_TRANSPORTS,
+    env: &[RUN_ENV, LOG_ENV],
+};
+
 #[tokio::main]
 async fn main() -> fastmcp::Result<()> {
+    HELP.check_args();
     FastMcp::new("survey").version(env!("CARGO_PKG_VERSION")).tool(survey).run().await
 }

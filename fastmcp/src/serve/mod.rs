@@ -14,6 +14,7 @@ mod connection;
 use crate::auth::{AccessToken, STDIO_TOKEN_VAR};
 use crate::error::{Error, Result};
 use crate::server::{FastMcp, Server, Transport};
+use std::io::IsTerminal as _;
 use std::sync::Arc;
 
 impl FastMcp {
@@ -38,6 +39,12 @@ impl FastMcp {
                     info.name,
                     info.version
                 );
+                // Someone ran the server by hand: a client would have given it pipes. Tell them how a client
+                // starts it instead of leaving them at a silent prompt that answers typing with parse errors.
+                if std::io::stdin().is_terminal() {
+                    let exe = std::env::current_exe().map_or_else(|_| info.name.clone(), |p| p.display().to_string());
+                    eprintln!("{}", stdio_hint(&info.name, &exe));
+                }
                 server.serve_stdio().await
             }
             #[cfg(feature = "http")]
@@ -105,7 +112,6 @@ impl Server {
 pub fn init_tracing() {
     #[cfg(feature = "tracing-subscriber")]
     {
-        use std::io::IsTerminal as _;
         let filter = tracing_subscriber::EnvFilter::try_from_default_env()
             .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
         let _ = tracing_subscriber::fmt()
@@ -113,5 +119,68 @@ pub fn init_tracing() {
             .with_ansi(std::io::stderr().is_terminal())
             .with_env_filter(filter)
             .try_init();
+    }
+}
+
+/// What [`FastMcp::run`] tells a person who started a stdio server from a terminal: that a client starts it,
+/// and how to connect the common clients to `exe` (this binary's path) or serve HTTP instead. Pure, so the
+/// text can be tested; `run()` decides whether stdin is a terminal.
+fn stdio_hint(name: &str, exe: &str) -> String {
+    let key = serde_json::to_string(name).unwrap_or_default();
+    let command = serde_json::to_string(exe).unwrap_or_default();
+    let shell = shell_word(exe);
+    let mut hint = format!(
+        "{name} is an MCP server speaking JSON-RPC on stdin/stdout: an MCP client starts it, and typing here \
+         won't work.\nPoint a client at this binary:\n\
+         \x20 MCP Inspector:           npx @modelcontextprotocol/inspector {shell}\n\
+         \x20 Claude Desktop, Cursor:  {{\"mcpServers\": {{{key}: {{\"command\": {command}}}}}}}\n\
+         \x20 VS Code (mcp.json):      {{\"servers\": {{{key}: {{\"type\": \"stdio\", \"command\": {command}}}}}}}\n"
+    );
+    if cfg!(feature = "http") {
+        hint.push_str(&format!(
+            "  Serve HTTP instead:      FASTMCP_TRANSPORT=http {shell}, then connect to http://127.0.0.1:8000/mcp\n"
+        ));
+    }
+    hint.push_str("  Stop it with Ctrl-D (end of input) or Ctrl-C.");
+    hint
+}
+
+/// `path` as one shell word: as is when nothing in it is special to a shell, else quoted.
+fn shell_word(path: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+:=@,%".contains(c) || (cfg!(windows) && c == '\\');
+    if !path.is_empty() && path.chars().all(plain) {
+        path.to_owned()
+    } else if cfg!(windows) {
+        format!("\"{path}\"")
+    } else {
+        format!("'{}'", path.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stdio_hint_names_each_client_and_the_binary() {
+        let hint = stdio_hint("quickstart", "/opt/bin/quickstart");
+        assert!(hint.lines().count() <= 10, "{hint}");
+        assert!(hint.starts_with("quickstart is an MCP server"), "{hint}");
+        assert!(hint.contains("npx @modelcontextprotocol/inspector /opt/bin/quickstart\n"), "{hint}");
+        assert!(hint.contains(r#"{"mcpServers": {"quickstart": {"command": "/opt/bin/quickstart"}}}"#), "{hint}");
+        let vscode = r#"{"servers": {"quickstart": {"type": "stdio", "command": "/opt/bin/quickstart"}}}"#;
+        assert!(hint.contains(vscode), "{hint}");
+        #[cfg(feature = "http")]
+        assert!(hint.contains("FASTMCP_TRANSPORT=http /opt/bin/quickstart, then connect to http://127.0.0.1:8000/mcp"));
+        assert!(hint.contains("Ctrl-D") && hint.contains("Ctrl-C"), "{hint}");
+    }
+
+    #[test]
+    fn the_stdio_hint_escapes_what_it_quotes() {
+        let hint = stdio_hint("my \"server\"", r"C:\My Tools\srv.exe");
+        assert!(hint.contains(r#"{"mcpServers": {"my \"server\"": {"command": "C:\\My Tools\\srv.exe"}}}"#), "{hint}");
+        #[cfg(unix)]
+        assert_eq!(shell_word("/tmp/it's here/srv"), r"'/tmp/it'\''s here/srv'");
+        assert_eq!(shell_word("/usr/local/bin/srv"), "/usr/local/bin/srv");
     }
 }

@@ -14,6 +14,7 @@ use fastmcp::flow::{InputResponse, Step};
 use fastmcp::handler::{BoxFuture, HandlerResult, ToolCall, ToolHandler};
 use fastmcp::prelude::*;
 use fastmcp::protocol::{BlobResourceContents, Tool};
+use fastmcp_examples::cli::{Help, LOG_ENV, RUN_ENV, RUN_TRANSPORTS};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -686,8 +687,21 @@ async fn handwritten_topic(ctx: Context) -> Result<Flow<String>> {
     Ok(Flow::Complete(format!("Write about {topic}")))
 }
 
+/// `everything --help`.
+const HELP: Help = Help {
+    usage: "everything [--help]",
+    serves: "The MCP conformance suite's fixture server: every test_* tool, resource and prompt the suite drives\n\
+             (content kinds, errors, progress, logging, sampling, elicitation, input-required rounds, list\n\
+             changes, JSON Schema 2020-12), the tasks tools (greet, slow_compute, failing_job, confirm_delete,\n\
+             ...), the resources test://static-text, test://static-binary, test://template/{id}/data and\n\
+             test://watched-resource, and the hand-built flows handwritten_opinion and handwritten_topic.",
+    transports: RUN_TRANSPORTS,
+    env: &[RUN_ENV, LOG_ENV],
+};
+
 #[tokio::main]
 async fn main() -> fastmcp::Result<()> {
+    HELP.check_args();
     FastMcp::new("everything")
         .version(env!("CARGO_PKG_VERSION"))
         .instructions("The MCP conformance suite's fixture server: every test_* tool, resource and prompt.")
