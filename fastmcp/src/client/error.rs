@@ -27,7 +27,7 @@ pub enum ClientError {
     #[error("authorization: {0}")]
     Auth(String),
     /// The server kept asking for input beyond the client's limit of rounds.
-    #[error("the server asked for input {0} times; giving up (ClientOptions::max_rounds)")]
+    #[error("the server asked for input {0} times; giving up (ClientBuilder::max_rounds)")]
     TooManyRounds(u32),
     /// The connection is closed.
     #[error("the connection is closed")]
