@@ -174,10 +174,13 @@ pub fn encode(text: &str) -> String {
     }
 }
 
-/// A header value's text: literal (optional whitespace trimmed), or `=?base64?…?=` decoded exactly (strict
-/// alphabet and padding). Only the complete wrapper marks Base64; anything else is literal.
+/// A header value's text: literal (HTTP's optional whitespace, spaces and tabs, trimmed), or `=?base64?…?=`
+/// decoded exactly (strict alphabet and padding). Only the complete wrapper marks Base64; anything else is
+/// literal.
 pub fn decode(raw: &[u8]) -> Result<String, String> {
-    let text = std::str::from_utf8(raw).map_err(|_| "is not valid text".to_owned())?.trim();
+    let text = std::str::from_utf8(raw).map_err(|_| "is not valid text".to_owned())?;
+    // Only what RFC 9110 calls OWS: a literal UTF-8 value may end in other whitespace (U+3000) of its own.
+    let text = text.trim_matches([' ', '\t']);
     let Some(encoded) = text.strip_prefix("=?base64?").and_then(|rest| rest.strip_suffix("?=")) else {
         return Ok(text.to_owned());
     };
@@ -213,6 +216,10 @@ mod value_tests {
         assert_eq!(decode(b"SGVsbG8=").unwrap(), "SGVsbG8=");
         assert_eq!(decode(b"=?base64?SGVsbG8=").unwrap(), "=?base64?SGVsbG8=");
         assert_eq!(decode("=?base64?5pel5pys?=".as_bytes()).unwrap(), "日本");
+        // Spaces and tabs around a literal value are HTTP's; any other whitespace is the value's own.
+        assert_eq!(decode(b" \tus-west-1\t ").unwrap(), "us-west-1");
+        assert_eq!(decode(" 日本\u{3000}".as_bytes()).unwrap(), "日本\u{3000}");
+        assert_eq!(decode("\u{a0}x".as_bytes()).unwrap(), "\u{a0}x");
         for text in ["us-west-1", "日本", " padded ", "", "=?base64?trick?=", "tab\there"] {
             let encoded = encode(text);
             assert!(encoded.bytes().all(|b| (b' '..=b'~').contains(&b)), "{encoded:?}");
