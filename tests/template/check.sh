@@ -124,12 +124,8 @@ inspect modern 1 --method tools/call --tool-name delete_note --tool-arg title=gr
 expect "$err" 'out.error.message' "$(json_string "$refused request's $undeclared")"
 
 step "the template's tests: the client as a dev-dependency, then cargo test"
-if [ -n "$dev_line" ]; then
-  run_add "$dev_line"
-else
-  echo "(README.md's \"Add it to your project\" has no cargo add --dev line: this one, as it would be written there)"
-  run_add "cargo add --dev fast-mcp --features client"
-fi
+[ -n "$dev_line" ] || fail "README.md's \"Add it to your project\" has no \`cargo add --dev\` line for the client"
+run_add "$dev_line"
 mkdir -p tests
 cp "$template"/tests/*.rs tests/
 cargo test || fail "the template's tests fail"
