@@ -148,7 +148,7 @@ struct Inner {
 
 /// What a resumed round brings a handler: the client's answers, and a hand-written flow's state.
 struct Round {
-    responses: InputResponses,
+    responses: Arc<InputResponses>,
     /// The state a hand-written flow minted last round; `None` for a compiled body's round (its carried
     /// locals are its own) or a round that carried none.
     state: Option<Box<RawValue>>,
@@ -626,7 +626,7 @@ impl Context {
     /// Takes in the round a request resumes with: its answers, and a hand-written flow's state.
     pub(crate) fn enter_round(&self, resume: &Resume) {
         let state = (resume.step == MANUAL_STEP && resume.locals.get().trim() != "null").then(|| resume.locals.clone());
-        let round = Round { responses: resume.responses.clone(), state };
+        let round = Round { responses: Arc::clone(&resume.responses), state };
         *lock(&self.inner.round) = Some(Arc::new(round));
         // A refusal belongs to the round that read the state.
         lock(&self.inner.refusal).take();
@@ -639,7 +639,7 @@ impl Context {
     /// The client's answers this round brought, by key; empty on a first round. Each round has only its own
     /// answers: carry what later rounds need in the request state.
     pub fn input_responses(&self) -> InputResponses {
-        self.round().map(|round| round.responses.clone()).unwrap_or_default()
+        self.round().map(|round| InputResponses::clone(&round.responses)).unwrap_or_default()
     }
 
     /// The answer under `key`, told apart by its shape: an elicitation's, a sampling result, roots, or
@@ -660,8 +660,9 @@ impl Context {
     /// ("confirm")?`, `ctx.answer::<Sample>("notes")?`, `ctx.answer::<ListRoots>("roots")?`): an `#[elicit]`
     /// form is validated. A missing or malformed answer is `-32602`.
     pub fn answer<A: Ask>(&self, key: &str) -> Result<A::Output> {
-        let mut responses = self.input_responses();
-        A::answer(key, &mut responses).map_err(Error::invalid_params)
+        let round = self.round();
+        let responses = round.as_ref().map(|round| &*round.responses);
+        A::answer(key, responses.unwrap_or(&InputResponses::new())).map_err(Error::invalid_params)
     }
 
     /// Request state for a hand-written flow's next round, to return in
@@ -702,8 +703,8 @@ impl Context {
         let Some(client) = &self.inner.client else { return Err(Error::msg(NO_CLIENT)) };
         let mut requests = InputRequests::new();
         ask.requests("push", &mut requests);
-        let mut responses = client.ask(requests).await?;
-        A::answer("push", &mut responses).map_err(Error::invalid_params)
+        let responses = client.ask(requests).await?;
+        A::answer("push", &responses).map_err(Error::invalid_params)
     }
 
     /// Asks the client's model directly, on a legacy session only (elsewhere an error naming `.ask()`).
@@ -841,7 +842,7 @@ mod tests {
         let mut responses = InputResponses::new();
         responses.insert("form".into(), json!({"action": "accept", "content": {"name": "Ada"}}));
         responses.insert("roots".into(), json!({"roots": [{"uri": "file:///a"}]}));
-        ctx.enter_round(&Resume { step: suspension.step, locals: suspension.locals, responses });
+        ctx.enter_round(&Resume { step: suspension.step, locals: suspension.locals, responses: Arc::new(responses) });
         assert_eq!(ctx.state::<u32>().unwrap(), Some(7));
         assert_eq!(ctx.accepted::<serde_json::Map<String, Value>>("form").unwrap()["name"], "Ada");
         assert_eq!(ctx.answer::<ListRoots>("roots").unwrap()[0].uri, "file:///a");

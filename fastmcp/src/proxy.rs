@@ -297,7 +297,7 @@ async fn forward<T: DeserializeOwned>(
         Some(Resume { step: AWAITING_ANSWERS, locals, responses }) => {
             let state: Option<String> = serde_json::from_str(locals.get())
                 .map_err(|e| Upstream::Error(Error::internal(format!("proxied state unreadable: {e}"))))?;
-            (Some(responses), state)
+            (Some(Arc::unwrap_or_clone(responses)), state)
         }
         Some(Resume { step, .. }) => {
             return Err(Upstream::Error(Error::internal(format!("a proxied call has no step {step}"))));

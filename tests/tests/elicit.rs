@@ -631,7 +631,7 @@ fn request_of<A: Ask>(ask: A) -> Value {
 fn answer_with<A: Ask>(result: Value) -> Result<A::Output, String> {
     let mut responses = InputResponses::new();
     responses.insert("confirm".into(), result);
-    A::answer("confirm", &mut responses)
+    A::answer("confirm", &responses)
 }
 
 #[test]
@@ -679,6 +679,6 @@ fn ask_rejects_an_accepted_answer_that_does_not_fit_the_form() {
         answer_with::<ConfirmAsk>(json!({"action": "accept"})),
         Err("input request `confirm`: field `confirm` is required but missing".into())
     );
-    let mut none = InputResponses::new();
-    assert!(<ConfirmAsk as Ask>::answer("confirm", &mut none).is_err());
+    let none = InputResponses::new();
+    assert!(<ConfirmAsk as Ask>::answer("confirm", &none).is_err());
 }

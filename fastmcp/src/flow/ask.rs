@@ -13,7 +13,7 @@ pub trait Ask: Send + Sized + 'static {
     /// Adds this ask's input requests under `key` (a tuple adds `key.0`, `key.1`, …).
     fn requests(self, key: &str, into: &mut InputRequests);
     /// Reads this ask's answer under `key` from the round's responses; `Err` says what is wrong with it.
-    fn answer(key: &str, responses: &mut InputResponses) -> Result<Self::Output, String>;
+    fn answer(key: &str, responses: &InputResponses) -> Result<Self::Output, String>;
 }
 
 /// `.ask()` on every [`Ask`].
@@ -123,7 +123,7 @@ pub fn checkpoint() -> Checkpoint {
 impl Ask for Checkpoint {
     type Output = ();
     fn requests(self, _: &str, _: &mut InputRequests) {}
-    fn answer(_: &str, _: &mut InputResponses) -> Result<(), String> {
+    fn answer(_: &str, _: &InputResponses) -> Result<(), String> {
         Ok(())
     }
 }
@@ -136,7 +136,7 @@ macro_rules! tuple_ask {
             fn requests(self, key: &str, into: &mut InputRequests) {
                 $( self.$index.requests(&format!("{key}.{}", $index), into); )+
             }
-            fn answer(key: &str, responses: &mut InputResponses) -> Result<Self::Output, String> {
+            fn answer(key: &str, responses: &InputResponses) -> Result<Self::Output, String> {
                 Ok(($($name::answer(&format!("{key}.{}", $index), responses)?,)+))
             }
         }
@@ -147,11 +147,8 @@ tuple_ask!(A 0, B 1);
 tuple_ask!(A 0, B 1, C 2);
 tuple_ask!(A 0, B 1, C 2, D 3);
 
-/// Takes one answer out of the responses, decoded as `T`.
-pub(crate) fn take_answer<T: serde::de::DeserializeOwned>(
-    key: &str,
-    responses: &mut InputResponses,
-) -> Result<T, String> {
-    let value = responses.remove(key).ok_or_else(|| format!("no answer for input request `{key}`"))?;
-    serde_json::from_value(value).map_err(|e| format!("the answer to input request `{key}` is malformed: {e}"))
+/// Reads one answer of the responses as `T`, in place (the round's responses are shared, never copied).
+pub(crate) fn read_answer<T: serde::de::DeserializeOwned>(key: &str, responses: &InputResponses) -> Result<T, String> {
+    let value = responses.get(key).ok_or_else(|| format!("no answer for input request `{key}`"))?;
+    T::deserialize(value).map_err(|e| format!("the answer to input request `{key}` is malformed: {e}"))
 }

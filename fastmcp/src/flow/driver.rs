@@ -22,7 +22,7 @@ use std::convert::Infallible;
 use std::future::{Future, Pending};
 use std::marker::PhantomData;
 use std::pin::pin;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::task::Poll;
 
 /// Where a body leaves its suspension (or a failure the client must see as a protocol error).
@@ -159,7 +159,7 @@ impl<A: Ask> Point for A {
     fn resume(slot: &Slot, key: &str, answers: &mut Answers) -> impl Future<Output = Result<A::Output, Error>> + Send {
         // Read in the first poll, so the future never holds the answer (its type need not be `Send`).
         let mut answers = Some(answers);
-        std::future::poll_fn(move |_| match answers.take().map(|a| A::answer(key, &mut a.responses)) {
+        std::future::poll_fn(move |_| match answers.take().map(|a| A::answer(key, &a.responses)) {
             Some(Ok(output)) => Poll::Ready(Ok(output)),
             Some(Err(why)) => {
                 slot.suspend(Err(Error::invalid_params(why)));
@@ -174,7 +174,7 @@ impl<A: Ask> Point for A {
 /// caller's carried locals as they came (to suspend again with, unchanged).
 #[derive(Debug)]
 pub struct Answers {
-    pub(crate) responses: InputResponses,
+    pub(crate) responses: Arc<InputResponses>,
     pub(crate) step: u32,
     pub(crate) nested: Option<Nested>,
 }
@@ -234,7 +234,7 @@ pub fn resume_parts(resume: Option<Resume>) -> (u32, Box<RawValue>, Answers) {
             };
             (r.step, locals, Answers { responses: r.responses, step: r.step, nested })
         }
-        None => (0, RawValue::NULL.to_owned(), Answers { responses: InputResponses::new(), step: 0, nested: None }),
+        None => (0, RawValue::NULL.to_owned(), Answers { responses: Arc::default(), step: 0, nested: None }),
     }
 }
 

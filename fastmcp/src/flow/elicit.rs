@@ -1,6 +1,6 @@
 //! Elicitation: a form the client renders for the user (form mode), or a URL it opens (URL mode).
 
-use super::ask::{Ask, take_answer};
+use super::ask::{Ask, read_answer};
 use crate::protocol::{
     ElicitAction, ElicitMode, ElicitParams, ElicitResult, InputRequest, InputRequests, InputResponses, JsonObject,
 };
@@ -101,8 +101,8 @@ impl<T: ElicitForm> Ask for ElicitAsk<T> {
         into.insert(key.to_owned(), InputRequest::Elicit(params));
     }
 
-    fn answer(key: &str, responses: &mut InputResponses) -> Result<Self::Output, String> {
-        let result: ElicitResult = take_answer(key, responses)?;
+    fn answer(key: &str, responses: &InputResponses) -> Result<Self::Output, String> {
+        let result: ElicitResult = read_answer(key, responses)?;
         Ok(match result.action {
             ElicitAction::Accept => {
                 let content = result.content.unwrap_or_default();
@@ -170,8 +170,8 @@ impl Ask for ElicitUrl {
         into.insert(key.to_owned(), InputRequest::Elicit(params));
     }
 
-    fn answer(key: &str, responses: &mut InputResponses) -> Result<Self::Output, String> {
-        let result: ElicitResult = take_answer(key, responses)?;
+    fn answer(key: &str, responses: &InputResponses) -> Result<Self::Output, String> {
+        let result: ElicitResult = read_answer(key, responses)?;
         Ok(match result.action {
             ElicitAction::Accept => UrlConsent::Accepted,
             ElicitAction::Decline => UrlConsent::Declined,

@@ -33,6 +33,7 @@ pub use task::{RunAsTask, run_as_task};
 
 use crate::protocol::{InputRequests, InputResponses};
 use serde_json::value::RawValue;
+use std::sync::Arc;
 
 /// The outcome of one round of a handler.
 #[derive(Debug)]
@@ -73,6 +74,7 @@ pub struct Resume {
     pub step: u32,
     /// The carried locals, exactly as the suspension encoded them.
     pub locals: Box<RawValue>,
-    /// The client's answers to the suspension's input requests, by key.
-    pub responses: InputResponses,
+    /// The client's answers to the suspension's input requests, by key; shared with the round's
+    /// [`Context`](crate::Context), which reads them too, so a round never copies them.
+    pub responses: Arc<InputResponses>,
 }

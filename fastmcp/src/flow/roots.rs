@@ -1,6 +1,6 @@
 //! Roots: the directories or files the client exposes to the server.
 
-use super::ask::{Ask, take_answer};
+use super::ask::{Ask, read_answer};
 use crate::protocol::{InputRequest, InputRequests, InputResponses, ListRootsResult, Root};
 
 /// Asks the client for its roots: `let roots = ListRoots.ask().await?;`.
@@ -30,7 +30,7 @@ impl Ask for ListRoots {
         into.insert(key.to_owned(), InputRequest::ListRoots);
     }
 
-    fn answer(key: &str, responses: &mut InputResponses) -> Result<Self::Output, String> {
-        take_answer::<ListRootsResult>(key, responses).map(|r| r.roots)
+    fn answer(key: &str, responses: &InputResponses) -> Result<Self::Output, String> {
+        read_answer::<ListRootsResult>(key, responses).map(|r| r.roots)
     }
 }

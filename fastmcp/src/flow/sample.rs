@@ -1,6 +1,6 @@
 //! Sampling: a completion from the client's language model.
 
-use super::ask::{Ask, take_answer};
+use super::ask::{Ask, read_answer};
 use crate::protocol::{
     ContentBlock, CreateMessageParams, CreateMessageResult, InputRequest, InputRequests, InputResponses, ModelHint,
     ModelPreferences, Role, SamplingBlock, SamplingContent, SamplingMessage,
@@ -138,7 +138,7 @@ impl Ask for Sample {
         into.insert(key.to_owned(), InputRequest::CreateMessage(self.params));
     }
 
-    fn answer(key: &str, responses: &mut InputResponses) -> Result<Self::Output, String> {
-        take_answer(key, responses).map(Sampled)
+    fn answer(key: &str, responses: &InputResponses) -> Result<Self::Output, String> {
+        read_answer(key, responses).map(Sampled)
     }
 }

@@ -32,6 +32,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use std::future::Future;
+use std::sync::Arc;
 
 /// A compiled `#[elicit] async fn`: its arguments (`Self`, carried in its state) and its body, a machine like a
 /// handler's. Implemented by `#[elicit]`, not by hand.
@@ -107,7 +108,7 @@ pub async fn resume<F: SubFlow>(state: &RawValue, responses: InputResponses) -> 
         return Err(Error::from(StateError::StaleFingerprint));
     }
     let flow: F = serde_json::from_str(args.get()).map_err(|e| undecodable(&e))?;
-    let resume = (step != 0).then_some(Resume { step, locals, responses });
+    let resume = (step != 0).then_some(Resume { step, locals, responses: Arc::new(responses) });
     run(flow, args, resume).await
 }
 
@@ -145,15 +146,12 @@ fn nest(locals: Box<RawValue>, flow: Box<RawValue>) -> Result<Box<RawValue>, Err
 }
 
 /// The answers under `key/`, the prefix stripped.
-fn under(key: &str, responses: &mut InputResponses) -> InputResponses {
+fn under(key: &str, responses: &InputResponses) -> InputResponses {
     let prefix = format!("{key}/");
-    let keys: Vec<String> =
-        responses.range(prefix.clone()..).map(|(k, _)| k).take_while(|k| k.starts_with(&prefix)).cloned().collect();
-    keys.into_iter()
-        .filter_map(|k| {
-            let value = responses.remove(&k)?;
-            Some((k[prefix.len()..].to_owned(), value))
-        })
+    responses
+        .range(prefix.clone()..)
+        .take_while(|(k, _)| k.starts_with(&prefix))
+        .map(|(k, value)| (k[prefix.len()..].to_owned(), value.clone()))
         .collect()
 }
 
@@ -162,7 +160,7 @@ impl<F: SubFlow> Point for SubFlowCall<F> {
 
     fn reach(self, slot: &Slot, step: u32, _: &str, locals: Result<Box<RawValue>, Error>) {
         let nested = locals.and_then(|locals| nest(locals, initial(&self.0)?));
-        slot.again(nested.map(|locals| Resume { step, locals, responses: InputResponses::new() }));
+        slot.again(nested.map(|locals| Resume { step, locals, responses: Default::default() }));
     }
 
     async fn resume(slot: &Slot, key: &str, answers: &mut Answers) -> Result<F::Output, Error> {
@@ -170,7 +168,7 @@ impl<F: SubFlow> Point for SubFlowCall<F> {
             let missing = Error::from(StateError::Undecodable { line: 0, column: 0 });
             match slot.fail(missing).await {}
         };
-        let responses = under(key, &mut answers.responses);
+        let responses = under(key, &answers.responses);
         // Nothing of the output's type lives across an await below, so it need not be `Send`.
         let again = match resume::<F>(&flow, responses).await {
             Ok(Progress::Ready(output)) => return Ok(output),

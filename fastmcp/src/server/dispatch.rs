@@ -18,7 +18,7 @@ use crate::error::Error;
 use crate::flow::{Resume, Step, Suspension};
 use crate::handler::{CompletionQuery, HandlerResult, PromptGet, ResourceHandler, ResourceRead, ToolCall};
 use crate::protocol::{
-    CacheHint, CallToolResult, CompleteParams, CompleteResult, CompletionReference, InputResponses, JsonObject, codes,
+    CacheHint, CallToolResult, CompleteParams, CompleteResult, CompletionReference, JsonObject, codes,
 };
 use crate::state::{ArgumentsDigest, Binding, Method};
 use futures_util::FutureExt as _;
@@ -247,7 +247,7 @@ impl<'a> Prepared<'a> {
                     match run_tool(self.server, entry, arguments, ctx.clone(), resume.take()).await {
                         // `run_as_task()` where the rest can't be a task: on at once, in this round.
                         Ok(Step::Suspend(s)) if s.task && points == TaskPoints::PassThrough => {
-                            resume = Some(Resume { step: s.step, locals: s.locals, responses: InputResponses::new() });
+                            resume = Some(Resume { step: s.step, locals: s.locals, responses: Default::default() });
                         }
                         Ok(step) => return outcome(step, None),
                         Err(e) => return self.failed(e),

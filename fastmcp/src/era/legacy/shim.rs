@@ -8,6 +8,7 @@ use crate::error::Error;
 use crate::flow::{Resume, Suspension};
 use crate::protocol::InputResponses;
 use crate::server::dispatch::{Outcome, Prepared, TaskPoints};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How long a state-only round (`checkpoint()`) waits before re-entering the handler.
@@ -47,7 +48,10 @@ pub(crate) async fn fulfil(
                 }
             }
         };
-        match prepared.run(ctx, Some(Resume { step, locals, responses }), TaskPoints::PassThrough).await {
+        match prepared
+            .run(ctx, Some(Resume { step, locals, responses: Arc::new(responses) }), TaskPoints::PassThrough)
+            .await
+        {
             Outcome::Suspended(next) => suspension = next,
             other => return other,
         }

@@ -9,6 +9,7 @@ use crate::protocol::{ErrorObject, codes};
 use crate::server::Server;
 use crate::state::{Binding, INVALID_STATE_MESSAGE, Resumed, StateError};
 use serde_json::value::RawValue;
+use std::sync::Arc;
 use std::time::SystemTime;
 
 /// The `data.reason` of a replayed final round of a one-time flow.
@@ -65,6 +66,7 @@ pub(crate) fn open(
         return Ok(Opened::AskAgain(again));
     }
     let ticket = Ticket { id: *opened.id(), expires: opened.expires_at() };
+    let responses = Arc::new(responses);
     Ok(Opened::Resume(Resume { step: opened.step(), locals: carry.locals.to_owned(), responses }, ticket))
 }
 
@@ -151,7 +153,9 @@ pub(crate) fn answered_upfront(
     let covered = !suspension.requests.is_empty()
         && responses.as_ref().is_some_and(|r| suspension.requests.keys().all(|key| r.contains_key(key)));
     match responses.take() {
-        Some(responses) if covered => Ok(Resume { step: suspension.step, locals: suspension.locals, responses }),
+        Some(responses) if covered => {
+            Ok(Resume { step: suspension.step, locals: suspension.locals, responses: Arc::new(responses) })
+        }
         other => {
             *responses = other;
             Err(suspension)

@@ -64,7 +64,7 @@ async fn work(server: &Server, store: &TaskStore, id: &str, start: TaskStart, ct
             // None: the task was cancelled or expired while it waited.
             store.ask(id, suspension.requests).await?
         };
-        resume = Some(Resume { step: suspension.step, locals: suspension.locals, responses });
+        resume = Some(Resume { step: suspension.step, locals: suspension.locals, responses: Arc::new(responses) });
     }
 }
 
