@@ -14,7 +14,7 @@ use bytes::Bytes;
 use http::header::{self, HeaderValue};
 use http_body::Frame;
 use http_body_util::BodyExt as _;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -147,7 +147,8 @@ pub(crate) struct EventLog {
 
 struct Streams {
     next: u64,
-    streams: HashMap<u64, Stream>,
+    /// By id, so the oldest come first: eviction finds the oldest finished one without a scan of all.
+    streams: BTreeMap<u64, Stream>,
 }
 
 struct Stream {
@@ -232,7 +233,7 @@ impl Stream {
 
 impl EventLog {
     pub fn new(retention: Retention) -> Arc<Self> {
-        let streams = Streams { next: STANDALONE + 1, streams: HashMap::new() };
+        let streams = Streams { next: STANDALONE + 1, streams: BTreeMap::new() };
         Arc::new(Self { inner: Mutex::new(streams), retention, shared: OnceLock::new() })
     }
 
@@ -292,9 +293,16 @@ impl EventLog {
         // copied at each move on the way.
         let produce = Box::pin(produce(tx, retry.map(|_| close)));
         let intake = pump(self.clone(), id, Some(request.clone()), rx);
-        tokio::spawn(async move {
+        // Run here up to its first wait (out of tokio's cooperative budget, which this connection's reads
+        // use): a request that answers at once has its answer in the log, and the stream ended, before
+        // the response goes out, so hyper writes head, event and end in one write, and no task is spawned
+        // or woken. One that waits goes on in a task of its own, polled there with that task's waker.
+        let mut both = Box::pin(tokio::task::unconstrained(async move {
             futures_util::future::join(produce, intake).await;
-        });
+        }));
+        if both.as_mut().poll(&mut Context::from_waker(Waker::noop())).is_pending() {
+            tokio::spawn(both);
+        }
         response(body.boxed())
     }
 
@@ -370,10 +378,10 @@ impl EventLog {
     /// Keeps at most `retention.streams` request streams (the standalone one is not counted): finished ones go
     /// first, oldest first.
     fn evict(&self, streams: &mut Streams) {
-        let requests = |streams: &Streams| streams.streams.keys().filter(|id| **id != STANDALONE).count();
+        let requests =
+            |streams: &Streams| streams.streams.len() - usize::from(streams.streams.contains_key(&STANDALONE));
         while requests(streams) > self.retention.streams.max(1) {
-            let oldest_ended =
-                streams.streams.iter().filter(|(id, s)| **id != STANDALONE && s.ended).map(|(id, _)| *id).min();
+            let oldest_ended = streams.streams.iter().find(|(id, s)| **id != STANDALONE && s.ended).map(|(id, _)| *id);
             match oldest_ended {
                 Some(id) => {
                     streams.streams.remove(&id);
