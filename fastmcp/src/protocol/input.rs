@@ -285,7 +285,7 @@ pub struct SamplingMessage {
 /// `One` is unboxed although a block is far bigger than a `Vec`: it mirrors the wire's `block | block[]`, and a
 /// message holds exactly one of these, so the size difference costs nothing worth an indirection.
 #[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum SamplingContent {
     /// A single block: `content` is an object.
@@ -295,13 +295,44 @@ pub enum SamplingContent {
 }
 
 /// A sampling content block: the plain content kinds plus tool use and tool results.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum SamplingBlock {
     /// `tool_use` or `tool_result` (2025-11-25+).
     Tool(ToolBlock),
     /// Any other content block. The schema allows only text, image and audio here; resource blocks are read too.
     Content(ContentBlock),
+}
+
+// Both read by shape rather than `untagged`, which buffers the content again for each variant it tries and
+// builds an error for each that fails (a sampling answer's text block failed `ToolBlock` first, every round);
+// a malformed block is also told by its own error, not "did not match any variant".
+impl<'de> Deserialize<'de> for SamplingContent {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let content = match Value::deserialize(d)? {
+            Value::Array(blocks) => {
+                blocks.into_iter().map(SamplingBlock::from_value).collect::<Result<_, _>>().map(Self::Many)
+            }
+            one => SamplingBlock::from_value(one).map(Self::One),
+        };
+        content.map_err(D::Error::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for SamplingBlock {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Self::from_value(Value::deserialize(d)?).map_err(D::Error::custom)
+    }
+}
+
+impl SamplingBlock {
+    /// By the block's `type`: one of the tool kinds, or else a content block.
+    fn from_value(block: Value) -> Result<Self, serde_json::Error> {
+        match block.get("type").and_then(Value::as_str) {
+            Some("tool_use" | "tool_result") => ToolBlock::deserialize(block).map(Self::Tool),
+            _ => ContentBlock::deserialize(block).map(Self::Content),
+        }
+    }
 }
 
 /// The sampling-only blocks (2025-11-25+): a model's tool call and the result fed back to it.
@@ -418,6 +449,48 @@ mod tests {
         let written = serde_json::to_string(&asked).unwrap();
         assert_eq!(serde_json::from_str::<Value>(&written).unwrap(), wire);
         assert_eq!(serde_json::from_str::<InputRequests>(&written).unwrap(), asked);
+    }
+
+    /// Content is one block or an array of them; a block is a tool kind by its `type`, else a content block
+    /// (resource blocks read too). Each reads from text and from a `Value` alike, and writes back unchanged.
+    #[test]
+    fn sampling_content_is_read_by_its_shape_and_type() {
+        let text = json!({"type": "text", "text": "notes"});
+        let tool_use = json!({"type": "tool_use", "id": "u1", "name": "add", "input": {"a": 1}});
+        let tool_result = json!({"type": "tool_result", "toolUseId": "u1", "content": [text.clone()]});
+        let link = json!({"type": "resource_link", "uri": "file:///a", "name": "a"});
+        for (wire, shape) in [
+            (text.clone(), "one content block"),
+            (tool_use.clone(), "one tool block"),
+            (json!([tool_use, tool_result, text, link]), "several"),
+        ] {
+            let read: SamplingContent = serde_json::from_value(wire.clone()).unwrap();
+            let from_text: SamplingContent = serde_json::from_str(&wire.to_string()).unwrap();
+            assert_eq!(read, from_text, "{shape}");
+            assert_eq!(serde_json::to_value(&read).unwrap(), wire, "{shape}");
+        }
+        let one: SamplingContent = serde_json::from_value(json!({"type": "text", "text": "x"})).unwrap();
+        assert!(matches!(one, SamplingContent::One(SamplingBlock::Content(ContentBlock::Text { .. }))));
+        let many: SamplingContent = serde_json::from_value(json!([{"type": "tool_use", "id": "u", "name": "n",
+            "input": {}}]))
+        .unwrap();
+        assert!(matches!(&many, SamplingContent::Many(blocks) if matches!(blocks[..], [SamplingBlock::Tool(_)])));
+    }
+
+    /// A malformed block is refused with what is wrong with it, at any depth.
+    #[test]
+    fn a_malformed_sampling_block_says_what_is_wrong() {
+        let no_id = json!({"type": "tool_use", "name": "add", "input": {}});
+        let e = serde_json::from_value::<SamplingContent>(no_id.clone()).unwrap_err().to_string();
+        assert!(e.contains("missing field `id`"), "{e}");
+        let e = serde_json::from_value::<SamplingContent>(json!([{"type": "text", "text": "a"}, no_id])).unwrap_err();
+        assert!(e.to_string().contains("missing field `id`"), "{e}");
+        let e = serde_json::from_str::<SamplingContent>(r#"{"type": "video"}"#).unwrap_err().to_string();
+        assert!(e.contains("unknown variant `video`"), "{e}");
+        assert!(serde_json::from_str::<SamplingContent>("7").is_err(), "not a block");
+        let answer = json!({"role": "assistant", "content": {"type": "text"}, "model": "m"});
+        let e = serde_json::from_value::<CreateMessageResult>(answer).unwrap_err().to_string();
+        assert!(e.contains("missing field `text`"), "{e}");
     }
 
     #[test]
