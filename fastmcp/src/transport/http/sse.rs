@@ -158,8 +158,9 @@ pub(crate) struct EventLog {
 
 struct Streams {
     next: u64,
-    /// By id, so the oldest come first: eviction finds the oldest finished one without a scan of all.
-    streams: BTreeMap<u64, Stream>,
+    /// By id, so the oldest come first: eviction finds the oldest finished one without a scan of all. Boxed,
+    /// so a session with one or two streams holds a small tree node, not room for eleven streams in place.
+    streams: BTreeMap<u64, Box<Stream>>,
 }
 
 struct Stream {
@@ -286,7 +287,7 @@ impl EventLog {
             if let Some(retry) = retry {
                 stream.push(id, |event| priming(event, retry), self.retention.events);
             }
-            streams.streams.insert(id, stream);
+            streams.streams.insert(id, Box::new(stream));
             self.evict(&mut streams);
             id
         };
@@ -320,7 +321,7 @@ impl EventLog {
     /// The session's standalone stream: where messages unrelated to any request go. Opening it with `GET`
     /// attaches a reader from now on.
     pub fn standalone(self: &Arc<Self>) -> mpsc::Sender<String> {
-        self.streams().streams.entry(STANDALONE).or_insert_with(Stream::new);
+        self.streams().streams.entry(STANDALONE).or_insert_with(|| Box::new(Stream::new()));
         let (tx, rx) = mpsc::channel(QUEUE);
         tokio::spawn(pump(self.clone(), STANDALONE, None, rx));
         tx
@@ -335,7 +336,7 @@ impl EventLog {
     pub fn attach_standalone(self: &Arc<Self>, retry: Option<Duration>, keep_alive: Option<Duration>) -> Response {
         let after = {
             let mut streams = self.streams();
-            let stream = streams.streams.entry(STANDALONE).or_insert_with(Stream::new);
+            let stream = streams.streams.entry(STANDALONE).or_insert_with(|| Box::new(Stream::new()));
             if let Some(retry) = retry {
                 stream.push(STANDALONE, |event| priming(event, retry), self.retention.events);
             }
