@@ -3,6 +3,7 @@
 
 #[cfg(feature = "http")]
 pub mod http;
+mod inline;
 mod lines;
 pub(crate) mod process_io;
 pub(crate) mod stdio;

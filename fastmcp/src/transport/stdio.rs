@@ -25,6 +25,7 @@
 //! that computes for long without awaiting holds up the reader meanwhile, as it would hold up any task on
 //! its worker thread.)
 
+use super::inline::{Rest, run_here};
 use super::lines::{Line, LineReader, write_lines};
 use crate::auth::AccessToken;
 use crate::era::{self, Batch, Connection, Engine, Entered, Message};
@@ -131,23 +132,13 @@ where
 }
 
 /// Runs a request in `slot` up to its first wait; `None` if it has answered, else what is left of it.
-fn run_now(
-    conn: Arc<Connection>,
-    req: Entered,
-    slot: OwnedSemaphorePermit,
-    tx: mpsc::Sender<String>,
-) -> Option<Pin<Box<dyn Future<Output = ()> + Send>>> {
-    // Out of tokio's cooperative budget, which the reader's own reads use up: a request that could finish
-    // now must not be sent to a task of its own only because the reader has read a lot.
-    let mut run = Box::pin(tokio::task::unconstrained(async move {
+fn run_now(conn: Arc<Connection>, req: Entered, slot: OwnedSemaphorePermit, tx: mpsc::Sender<String>) -> Option<Rest> {
+    run_here(async move {
         if let Some(line) = conn.reply(req).await {
             let _ = tx.send(line).await;
         }
         drop(slot);
-    }));
-    // Polled again in its task, with that task's waker, if it has to wait.
-    let polled = run.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop()));
-    polled.is_pending().then_some(run)
+    })
 }
 
 /// Reads lines until end of input, answering what needs no slot and queueing requests for the dispatcher.

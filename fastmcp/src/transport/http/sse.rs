@@ -10,6 +10,7 @@ pub(crate) use super::shared_log::ResumeError;
 use super::shared_log::{Followed, SharedLog};
 use crate::era::CloseStream;
 use crate::protocol::{ErrorObject, RequestId, error_json};
+use crate::transport::inline::run_here;
 use bytes::Bytes;
 use http::header::{self, HeaderValue};
 use http_body::Frame;
@@ -51,7 +52,11 @@ where
     Fut: Future<Output = ()> + Send + 'static,
 {
     let (tx, rx) = mpsc::channel(QUEUE);
-    tokio::spawn(produce(tx));
+    // An answer ready at once is in the channel, and the channel closed, when hyper first reads the body:
+    // head, message and end go in one write.
+    if let Some(rest) = run_here(produce(tx)) {
+        tokio::spawn(rest);
+    }
     let frame = |json: String| message(None, &json);
     response(LiveBody { rx, frame, keep_alive: keep_alive.map(ticker) }.boxed())
 }
@@ -305,15 +310,13 @@ impl EventLog {
         // copied at each move on the way.
         let produce = Box::pin(produce(tx, retry.map(|_| close)));
         let intake = pump(self.clone(), id, Some(request.clone()), rx);
-        // Run here up to its first wait (out of tokio's cooperative budget, which this connection's reads
-        // use): a request that answers at once has its answer in the log, and the stream ended, before
-        // the response goes out, so hyper writes head, event and end in one write, and no task is spawned
-        // or woken. One that waits goes on in a task of its own, polled there with that task's waker.
-        let mut both = Box::pin(tokio::task::unconstrained(async move {
+        // A request that answers at once has its answer in the log, and the stream ended, before the response
+        // goes out: hyper writes head, event and end in one write.
+        let both = async move {
             futures_util::future::join(produce, intake).await;
-        }));
-        if both.as_mut().poll(&mut Context::from_waker(Waker::noop())).is_pending() {
-            tokio::spawn(both);
+        };
+        if let Some(rest) = run_here(both) {
+            tokio::spawn(rest);
         }
         response(body.boxed())
     }
