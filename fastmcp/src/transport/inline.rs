@@ -11,10 +11,11 @@ pub(crate) type Rest = Pin<Box<dyn Future<Output = ()> + Send>>;
 /// Polls `request` once, here. Out of tokio's cooperative budget, which the transport's own reads use up: a
 /// request that could finish now must not be sent to a task of its own only because the connection has read
 /// a lot. `None` if it finished.
-pub(crate) fn run_here(request: impl Future<Output = ()> + Send + 'static) -> Option<Rest> {
-    // Boxed where it is made: a request's future is large, and moved into a task as it stands it would be
-    // copied at each move on the way.
-    let mut request = Box::pin(tokio::task::unconstrained(request));
-    let polled = request.as_mut().poll(&mut Context::from_waker(Waker::noop()));
-    polled.is_pending().then_some(request)
+///
+/// Callers box the request where they make it (`run_here(Box::pin(async move { .. }))`): a request's future
+/// is kilobytes, and each move of it by value is a copy (taken by value here, it cost stdio one more a call).
+pub(crate) fn run_here<F: Future<Output = ()> + Send + 'static>(request: Pin<Box<F>>) -> Option<Rest> {
+    let mut request = tokio::task::unconstrained(request);
+    let polled = Pin::new(&mut request).poll(&mut Context::from_waker(Waker::noop()));
+    polled.is_pending().then(|| Box::pin(request) as Rest)
 }

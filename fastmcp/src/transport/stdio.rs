@@ -133,12 +133,12 @@ where
 
 /// Runs a request in `slot` up to its first wait; `None` if it has answered, else what is left of it.
 fn run_now(conn: Arc<Connection>, req: Entered, slot: OwnedSemaphorePermit, tx: mpsc::Sender<String>) -> Option<Rest> {
-    run_here(async move {
+    run_here(Box::pin(async move {
         if let Some(line) = conn.reply(req).await {
             let _ = tx.send(line).await;
         }
         drop(slot);
-    })
+    }))
 }
 
 /// Reads lines until end of input, answering what needs no slot and queueing requests for the dispatcher.

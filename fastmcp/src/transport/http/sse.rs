@@ -54,7 +54,7 @@ where
     let (tx, rx) = mpsc::channel(QUEUE);
     // An answer ready at once is in the channel, and the channel closed, when hyper first reads the body:
     // head, message and end go in one write.
-    if let Some(rest) = run_here(produce(tx)) {
+    if let Some(rest) = run_here(Box::pin(produce(tx))) {
         tokio::spawn(rest);
     }
     let frame = |json: String| message(None, &json);
@@ -312,9 +312,9 @@ impl EventLog {
         let intake = pump(self.clone(), id, Some(request.clone()), rx);
         // A request that answers at once has its answer in the log, and the stream ended, before the response
         // goes out: hyper writes head, event and end in one write.
-        let both = async move {
+        let both = Box::pin(async move {
             futures_util::future::join(produce, intake).await;
-        };
+        });
         if let Some(rest) = run_here(both) {
             tokio::spawn(rest);
         }
