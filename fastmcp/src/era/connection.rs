@@ -297,7 +297,9 @@ impl Connection {
     async fn run(&self, entered: Entered, stream: Option<Stream>) -> Option<String> {
         let Entered { req, cancel } = entered;
         let _in_flight = InFlight { conn: self, id: req.id.clone() };
-        let serve = async {
+        // Pinned in place: raced as a value, the request's future (kilobytes) is copied into the race and
+        // again into its state.
+        let serve = std::pin::pin!(async {
             match req.route {
                 Route::Modern => {
                     let admitted = match self.engine.admit(*req, None) {
@@ -331,7 +333,7 @@ impl Connection {
                     legacy::serve(&self.engine.server, &self.session, *req, channel).instrument(span).await
                 }
             }
-        };
+        });
         tokio::select! {
             biased;
             () = cancel.cancelled() => None,
