@@ -588,7 +588,9 @@ impl Endpoint {
                 let keep_alive = keep_alive.then_some(self.engine.server.options().keep_alive);
                 let response = sse::live(keep_alive, move |tx| async move {
                     let cancel = CancellationToken::new();
-                    let serve = self.engine.serve(admitted, Some(tx.clone()), cancel.clone(), None);
+                    // Pinned in place, as `Connection::run` does: raced by value, the request's future is
+                    // copied into the race.
+                    let serve = std::pin::pin!(self.engine.serve(admitted, Some(tx.clone()), cancel.clone(), None));
                     tokio::select! {
                         done = serve => {
                             let _ = tx.send(done.json).await;
