@@ -40,7 +40,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                     (false, false) => Some(Line::Text(&self.line)),
                 });
             }
-            let (chunk, consumed, done) = match available.iter().position(|&b| b == b'\n') {
+            let (chunk, consumed, done) = match memchr::memchr(b'\n', available) {
                 Some(i) => (&available[..i], i + 1, true),
                 None => (available, available.len(), false),
             };
@@ -81,7 +81,7 @@ pub(crate) async fn write_lines<W: AsyncWrite + Unpin>(
     writer: W,
     max: usize,
 ) -> std::io::Result<()> {
-    let mut out = BufWriter::new(writer);
+    let mut out = BufWriter::with_capacity(64 * 1024, writer);
     while let Some(line) = rx.recv().await {
         if line.len() > max {
             tracing::warn!("dropped an outbound message of {} bytes, over the limit of {max}", line.len());
