@@ -97,6 +97,28 @@ pub struct Scope {
     pub client_capabilities: ClientCapabilities,
 }
 
+/// A [`Scope`] as a context keeps it: the client's info and capabilities shared, not copied. A legacy
+/// session's requests share its own; modern requests that declare the same `_meta` share what was read
+/// from the first (see `era::request_meta`).
+#[derive(Debug, Clone)]
+pub(crate) struct Facts {
+    pub request_id: RequestId,
+    pub protocol_version: ProtocolVersion,
+    pub client_info: Option<Arc<Implementation>>,
+    pub client_capabilities: Arc<ClientCapabilities>,
+}
+
+impl From<Scope> for Facts {
+    fn from(scope: Scope) -> Self {
+        Self {
+            request_id: scope.request_id,
+            protocol_version: scope.protocol_version,
+            client_info: scope.client_info.map(Arc::new),
+            client_capabilities: Arc::new(scope.client_capabilities),
+        }
+    }
+}
+
 /// A future the traits below return, boxed so they stay object safe.
 pub(crate) type Reply<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -126,8 +148,7 @@ pub(crate) trait Announce: Send + Sync {
 }
 
 struct Inner {
-    /// Boxed where the modern envelope was opened, and moved here as it is (688 bytes, not copied).
-    scope: Box<Scope>,
+    scope: Facts,
     auth: Option<Arc<AccessToken>>,
     http: Option<HttpRequest>,
     cancel: CancellationToken,
@@ -237,7 +258,7 @@ impl Default for Session {
     }
 }
 
-/// What an era adapter adds to a [`Scope`] beyond the bare facts.
+/// What an era adapter adds to a request's [`Facts`].
 #[derive(Default)]
 pub(crate) struct Extras {
     pub cancel: Option<CancellationToken>,
@@ -351,10 +372,10 @@ const NO_CLIENT: &str = "this context has no client to send requests to (it was 
 impl Context {
     /// A context for this scope alone: no notifications, no session (public for testing handlers).
     pub fn new(scope: Scope) -> Self {
-        Self::with(Box::new(scope), Extras::default())
+        Self::with(scope.into(), Extras::default())
     }
 
-    pub(crate) fn with(scope: Box<Scope>, extras: Extras) -> Self {
+    pub(crate) fn with(scope: Facts, extras: Extras) -> Self {
         Self {
             inner: Arc::new(Inner {
                 scope,
@@ -493,7 +514,7 @@ impl Context {
 
     /// The client's name and version, when it said.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.inner.scope.client_info.as_ref()
+        self.inner.scope.client_info.as_deref()
     }
 
     /// What the client declared it can do: at `initialize` (legacy) or in this request's `_meta` (modern).
@@ -813,8 +834,7 @@ mod tests {
     fn on_close_runs_each_callback_once() {
         let state = Arc::new(SessionState::default());
         let ran = Arc::new(AtomicU32::new(0));
-        let ctx =
-            Context::with(Box::new(scope()), Extras { session: Session::Open(state.clone()), ..Extras::default() });
+        let ctx = Context::with(scope().into(), Extras { session: Session::Open(state.clone()), ..Extras::default() });
         let count = |ran: &Arc<AtomicU32>| {
             let ran = ran.clone();
             move || {

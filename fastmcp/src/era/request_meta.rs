@@ -2,14 +2,21 @@
 //! token, each read into its type as the params are parsed. The rest of `_meta` is skipped unread. Reading
 //! `_meta` as a `Value` map built a tree of strings and maps on every request, only to take five keys out
 //! of it; keeping each key's text to read later scanned and copied it twice.
+//!
+//! A client sends the same capabilities and info on every request. Each thread keeps the last text of each
+//! it read, with the value read from it ([`Last`]): a request that repeats the text shares that value, with
+//! nothing parsed, allocated or copied.
 
 use crate::protocol::{
     ClientCapabilities, Implementation, JsonObject, LoggingLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO,
     META_LOG_LEVEL, META_PROGRESS_TOKEN, META_PROTOCOL_VERSION, ProgressToken, ProtocolVersion,
 };
-use serde::de::{Deserialize, DeserializeOwned, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{Deserialize, DeserializeOwned, Deserializer, Error as _, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
+use std::cell::RefCell;
 use std::fmt;
+use std::sync::Arc;
+use std::thread::LocalKey;
 
 /// The keys of `_meta` the server reads.
 ///
@@ -17,13 +24,13 @@ use std::fmt;
 /// starts over with [`Lenient`] (the parse of a message that reads is a single pass; one that does not is
 /// the rare case that pays twice).
 ///
-/// The two large values are boxed: it is built inside the params' parse and moved out through every layer
-/// of it.
+/// The two large values are shared ([`Last`]), which also keeps them out of the params' parse, through
+/// every layer of which this is moved.
 #[derive(Debug, Default)]
 pub(crate) struct RequestMeta {
     pub protocol_version: Option<Slot<Version>>,
-    pub client_capabilities: Option<Slot<Box<ClientCapabilities>>>,
-    pub client_info: Option<Slot<Box<Implementation>>>,
+    pub client_capabilities: Option<Slot<Arc<ClientCapabilities>>>,
+    pub client_info: Option<Slot<Arc<Implementation>>>,
     pub log_level: Option<Slot<LoggingLevel>>,
     pub progress_token: Option<Slot<ProgressToken>>,
 }
@@ -101,8 +108,8 @@ impl RequestMeta {
         }
         match key {
             Key::ProtocolVersion => self.protocol_version = Some(next(map, lenient)?),
-            Key::ClientCapabilities => self.client_capabilities = Some(next(map, lenient)?),
-            Key::ClientInfo => self.client_info = Some(next(map, lenient)?),
+            Key::ClientCapabilities => self.client_capabilities = Some(shared(map, lenient, &CAPABILITIES)?),
+            Key::ClientInfo => self.client_info = Some(shared(map, lenient, &INFO)?),
             Key::LogLevel => self.log_level = Some(next(map, lenient)?),
             Key::ProgressToken => self.progress_token = Some(next(map, lenient)?),
             Key::Other => {
@@ -121,14 +128,20 @@ impl RequestMeta {
                 Slot::Unread(raw) => serde_json::from_str(raw.get()).unwrap_or_default(),
             }
         }
+        fn shared<T: serde::Serialize>(slot: &Slot<Arc<T>>) -> serde_json::Value {
+            match slot {
+                Slot::Read(value) => serde_json::to_value(&**value).unwrap_or_default(),
+                Slot::Unread(raw) => serde_json::from_str(raw.get()).unwrap_or_default(),
+            }
+        }
         let version = |slot: &Slot<Version>| match slot {
             Slot::Read(v) => serde_json::Value::from(v.as_str()),
             Slot::Unread(raw) => serde_json::from_str(raw.get()).unwrap_or_default(),
         };
         let slots = [
             (META_PROTOCOL_VERSION, self.protocol_version.as_ref().map(version)),
-            (META_CLIENT_CAPABILITIES, self.client_capabilities.as_ref().map(value)),
-            (META_CLIENT_INFO, self.client_info.as_ref().map(value)),
+            (META_CLIENT_CAPABILITIES, self.client_capabilities.as_ref().map(shared)),
+            (META_CLIENT_INFO, self.client_info.as_ref().map(shared)),
             (META_LOG_LEVEL, self.log_level.as_ref().map(value)),
             (META_PROGRESS_TOKEN, self.progress_token.as_ref().map(value)),
         ];
@@ -140,6 +153,48 @@ impl RequestMeta {
     pub fn from_object(meta: JsonObject) -> Self {
         Lenient::deserialize(serde_json::Value::Object(meta)).map(|meta| meta.0).unwrap_or_default()
     }
+}
+
+/// The last text of one `_meta` key a thread read, and the value read from it.
+pub(crate) struct Last<T>(RefCell<Option<(Box<str>, Arc<T>)>>);
+
+/// Longer texts are read every time, not kept.
+const LAST_MAX: usize = 4096;
+
+thread_local! {
+    static CAPABILITIES: Last<ClientCapabilities> = const { Last(RefCell::new(None)) };
+    static INFO: Last<Implementation> = const { Last(RefCell::new(None)) };
+}
+
+impl<T: DeserializeOwned> Last<T> {
+    /// The value of `text`: the kept one if it is the text kept, else read (and kept, if it reads).
+    fn read(&self, text: &str) -> serde_json::Result<Arc<T>> {
+        if let Some((kept, value)) = &*self.0.borrow()
+            && **kept == *text
+        {
+            return Ok(value.clone());
+        }
+        let value = Arc::new(serde_json::from_str::<T>(text)?);
+        if text.len() <= LAST_MAX {
+            *self.0.borrow_mut() = Some((text.into(), value.clone()));
+        }
+        Ok(value)
+    }
+}
+
+/// Reads the next value of `map` as a [`Last`] of this thread's: borrowed from the message when strict (which
+/// only ever reads text), so a kept text costs one comparison.
+fn shared<'de, T: DeserializeOwned, A: MapAccess<'de>>(
+    map: &mut A,
+    lenient: bool,
+    last: &'static LocalKey<Last<T>>,
+) -> Result<Slot<Arc<T>>, A::Error> {
+    if lenient {
+        let raw: Box<RawValue> = map.next_value()?;
+        return Ok(last.with(|last| last.read(raw.get())).map_or(Slot::Unread(raw), Slot::Read));
+    }
+    let raw: &'de RawValue = map.next_value()?;
+    last.with(|last| last.read(raw.get())).map(Slot::Read).map_err(A::Error::custom)
 }
 
 /// A key of `_meta`, told apart without copying it (every modern request has several).
@@ -238,6 +293,24 @@ mod tests {
             Some(&Version::Known(ProtocolVersion::LATEST))
         );
         assert_eq!(again.client_info.as_ref().and_then(Slot::read).map(|i| i.version.as_str()), Some("1"));
+    }
+
+    #[test]
+    fn a_thread_shares_what_it_read_from_the_same_text_only() {
+        let meta = |caps: &str| -> RequestMeta {
+            let text = format!(r#"{{"io.modelcontextprotocol/clientCapabilities":{caps}}}"#);
+            serde_json::from_str(&text).unwrap()
+        };
+        let caps = |meta: &RequestMeta| meta.client_capabilities.as_ref().and_then(Slot::read).cloned().unwrap();
+        let (first, again) = (caps(&meta(r#"{"sampling":{}}"#)), caps(&meta(r#"{"sampling":{}}"#)));
+        assert!(Arc::ptr_eq(&first, &again), "the same text is read once");
+        let other = caps(&meta(r#"{"roots":{}}"#));
+        assert!(other.roots.is_some() && other.sampling.is_none(), "another text is read for itself");
+        assert!(serde_json::from_str::<RequestMeta>(r#"{"io.modelcontextprotocol/clientCapabilities":7}"#).is_err());
+        let lenient: Lenient =
+            serde_json::from_str(r#"{"io.modelcontextprotocol/clientCapabilities":{"roots":7}}"#).unwrap();
+        assert!(matches!(&lenient.0.client_capabilities, Some(Slot::Unread(raw)) if raw.get() == r#"{"roots":7}"#));
+        assert!(Arc::ptr_eq(&other, &caps(&meta(r#"{"roots":{}}"#))), "a text that did not read is not kept");
     }
 
     #[test]

@@ -14,7 +14,7 @@ pub(crate) use session::{Record as SessionRecord, Session};
 
 use super::classify::{Body, Classified};
 use crate::auth::AccessToken;
-use crate::context::{self, Context, Extras, HttpRequest, Scope};
+use crate::context::{self, Context, Extras, Facts, HttpRequest};
 use crate::error::Error;
 use crate::protocol::{
     Era, ErrorObject, InitializeParams, InitializeResult, ProgressToken, ProtocolVersion, RequestId, TASKS_EXTENSION,
@@ -121,7 +121,7 @@ fn context(
     channel: Channel,
 ) -> (Context, Arc<LegacyLink>) {
     let Asked { id, progress_token, caller, http } = asked;
-    let scope = Scope {
+    let scope = Facts {
         request_id: id.clone(),
         protocol_version: peer.protocol_version,
         client_info: peer.client_info.clone(),
@@ -147,7 +147,7 @@ fn context(
         auth: caller,
         http,
     };
-    (Context::with(Box::new(scope), extras), link)
+    (Context::with(scope, extras), link)
 }
 
 /// A request dispatch serves: the shim takes over when the handler suspends.
@@ -171,7 +171,11 @@ fn initialize(server: &Server, session: &Session, params: Box<InitializeParams>)
     let protocol_version = ProtocolVersion::parse(&params.protocol_version)
         .filter(|v| v.era() == Era::Legacy)
         .unwrap_or(ProtocolVersion::LATEST_LEGACY);
-    let peer = Peer { protocol_version, client_info: Some(params.client_info), capabilities: params.capabilities };
+    let peer = Peer {
+        protocol_version,
+        client_info: Some(Arc::new(params.client_info)),
+        capabilities: Arc::new(params.capabilities),
+    };
     if session.peer.set(Arc::new(peer)).is_err() {
         return Err(Error::rpc(ErrorObject::invalid_request("the session is already initialized")));
     }

@@ -51,15 +51,16 @@ pub(crate) struct Record {
 pub(crate) struct Peer {
     pub protocol_version: ProtocolVersion,
     /// `None` on a stateless request, whose `initialize` another request carried.
-    pub client_info: Option<Implementation>,
-    pub capabilities: ClientCapabilities,
+    pub client_info: Option<Arc<Implementation>>,
+    /// Shared with every request of the session (each one's context holds it).
+    pub capabilities: Arc<ClientCapabilities>,
 }
 
 impl Session {
     /// A session that exists for one request only (legacy HTTP without sessions): taken as initialized at
     /// `version`, with no declared client capabilities, since `initialize` travelled on another request.
     pub fn stateless(version: ProtocolVersion) -> Self {
-        let peer = Peer { protocol_version: version, client_info: None, capabilities: ClientCapabilities::default() };
+        let peer = Peer { protocol_version: version, client_info: None, capabilities: Arc::default() };
         let session = Self { stateless: true, ..Self::default() };
         let _ = session.peer.set(Arc::new(peer));
         session.mark_initialized();
@@ -95,8 +96,8 @@ impl Session {
         let log_level = self.log_level.load(Ordering::Relaxed);
         Some(Record {
             protocol_version: peer.protocol_version.as_str().to_owned(),
-            client_info: peer.client_info.clone(),
-            capabilities: peer.capabilities.clone(),
+            client_info: peer.client_info.as_deref().cloned(),
+            capabilities: ClientCapabilities::clone(&peer.capabilities),
             initialized: self.is_initialized(),
             log_level: (log_level > 0).then(|| self.log_level()),
             subscriptions: self.subscriptions().clone(),
@@ -113,8 +114,8 @@ impl Session {
                 .ok_or_else(|| format!("unknown protocol version {}", record.protocol_version))?;
             let peer = Peer {
                 protocol_version,
-                client_info: record.client_info.clone(),
-                capabilities: record.capabilities.clone(),
+                client_info: record.client_info.clone().map(Arc::new),
+                capabilities: Arc::new(record.capabilities.clone()),
             };
             let _ = self.peer.set(Arc::new(peer));
         }

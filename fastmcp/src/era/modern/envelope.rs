@@ -1,21 +1,20 @@
 //! The per-request envelope of the modern era: `_meta` names the protocol version and the client's
 //! capabilities on every request (and optionally its info, a log level and a progress token).
 
-use crate::context::Scope;
+use crate::context::Facts;
 use crate::era::request_meta::{RequestMeta, Slot, Version};
 use crate::protocol::{
-    ClientCapabilities, Era, ErrorObject, LoggingLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL,
-    META_PROGRESS_TOKEN, META_PROTOCOL_VERSION, ProgressToken, ProtocolVersion, RequestId, codes,
+    ClientCapabilities, Era, ErrorObject, Implementation, LoggingLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO,
+    META_LOG_LEVEL, META_PROGRESS_TOKEN, META_PROTOCOL_VERSION, ProgressToken, ProtocolVersion, RequestId, codes,
 };
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 /// What a valid envelope establishes for one request.
 pub(crate) struct Envelope {
-    /// Boxed: the client's capabilities make it ~700 bytes, which every layer of the request's future would
-    /// otherwise hold and move.
-    pub scope: Box<Scope>,
+    pub scope: Facts,
     /// The log level the client asked for; none: no logs.
     pub log_level: Option<LoggingLevel>,
     pub progress_token: Option<ProgressToken>,
@@ -36,18 +35,18 @@ pub(crate) fn open(id: &RequestId, meta: RequestMeta) -> Result<Envelope, ErrorO
     let client_capabilities = match meta.client_capabilities {
         None => {
             missing.push(META_CLIENT_CAPABILITIES);
-            ClientCapabilities::default()
+            Arc::default()
         }
-        Some(slot) => *value(META_CLIENT_CAPABILITIES, slot)?,
+        Some(slot) => shared::<ClientCapabilities>(META_CLIENT_CAPABILITIES, slot)?,
     };
     if !missing.is_empty() {
         return Err(ErrorObject::invalid_params(format!("Missing required _meta keys: {}", missing.join(", ")))
             .with_data(json!({ "missing": missing })));
     }
-    let client_info = meta.client_info.map(|slot| value(META_CLIENT_INFO, slot).map(|info| *info)).transpose()?;
+    let client_info = meta.client_info.map(|slot| shared::<Implementation>(META_CLIENT_INFO, slot)).transpose()?;
     let log_level = meta.log_level.map(|slot| value(META_LOG_LEVEL, slot)).transpose()?;
     let progress_token = meta.progress_token.map(|slot| value(META_PROGRESS_TOKEN, slot)).transpose()?;
-    let scope = Box::new(Scope { request_id: id.clone(), protocol_version, client_info, client_capabilities });
+    let scope = Facts { request_id: id.clone(), protocol_version, client_info, client_capabilities };
     Ok(Envelope { scope, log_level, progress_token })
 }
 
@@ -61,6 +60,14 @@ fn value<T: DeserializeOwned>(key: &str, slot: Slot<T>) -> Result<T, ErrorObject
     let e = serde_json::from_str::<Value>(raw.get()).and_then(serde_json::from_value::<T>).err();
     let why = e.map_or_else(|| "invalid value".to_owned(), |e| e.to_string());
     Err(ErrorObject::invalid_params(format!("Invalid _meta key {key}: {why}")))
+}
+
+/// One key's value read as a [`Last`](crate::era::request_meta::Last), or why it does not read.
+fn shared<T: DeserializeOwned>(key: &str, slot: Slot<Arc<T>>) -> Result<Arc<T>, ErrorObject> {
+    match slot {
+        Slot::Read(value) => Ok(value),
+        Slot::Unread(raw) => value::<T>(key, Slot::Unread(raw)).map(Arc::new),
+    }
 }
 
 /// A non-string version as compact JSON, as the error's `requested` shows it.
