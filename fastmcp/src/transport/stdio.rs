@@ -25,7 +25,7 @@
 //! that computes for long without awaiting holds up the reader meanwhile, as it would hold up any task on
 //! its worker thread.)
 
-use super::inline::{Rest, run_here};
+use super::inline::Reuse;
 use super::lines::{Line, LineReader, write_lines};
 use crate::auth::AccessToken;
 use crate::era::{self, Batch, Connection, Engine, Entered, Message};
@@ -131,14 +131,19 @@ where
     read
 }
 
-/// Runs a request in `slot` up to its first wait; `None` if it has answered, else what is left of it.
-fn run_now(conn: Arc<Connection>, req: Entered, slot: OwnedSemaphorePermit, tx: mpsc::Sender<String>) -> Option<Rest> {
-    run_here(Box::pin(async move {
+/// A request served in `slot`, its reply handed to the writer.
+fn request(
+    conn: Arc<Connection>,
+    req: Entered,
+    slot: OwnedSemaphorePermit,
+    tx: mpsc::Sender<String>,
+) -> impl Future<Output = ()> + Send + 'static {
+    async move {
         if let Some(line) = conn.reply(req).await {
             let _ = tx.send(line).await;
         }
         drop(slot);
-    }))
+    }
 }
 
 /// Reads lines until end of input, answering what needs no slot and queueing requests for the dispatcher.
@@ -150,6 +155,8 @@ async fn read<R: AsyncRead + Unpin>(
     tx: &mpsc::Sender<String>,
 ) -> std::io::Result<()> {
     let mut lines = LineReader::new(reader, options.max_message_bytes);
+    // Where the reader runs requests itself, up to their first wait.
+    let mut here = Reuse::default();
     let refuse = |e: ErrorObject| async move {
         let _ = tx.send(error_json(None, &e)).await;
     };
@@ -220,7 +227,7 @@ async fn read<R: AsyncRead + Unpin>(
                     // Only when the queue is idle: a request that has to wait is queued holding its slot,
                     // and behind a request that waits for a slot it would never start.
                     match jobs.is_idle().then(|| conn.try_slot()).flatten() {
-                        Some(slot) => match run_now(conn.clone(), req, slot, tx.clone()) {
+                        Some(slot) => match here.run_here(|| request(conn.clone(), req, slot, tx.clone())) {
                             None => continue,
                             Some(waiting) => Job::Started(waiting),
                         },
