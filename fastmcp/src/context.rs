@@ -7,6 +7,7 @@
 //! the round's answers and its own request state here (see [`crate::flow::Flow`]).
 
 use crate::auth::AccessToken;
+use crate::cancel::Cancel;
 use crate::error::{Error, Result};
 use crate::flow::{
     Ask, ElicitAsk, ElicitForm, Elicitation, InputResponse, ListRoots, MANUAL_STEP, RequestState, Resume, Sample,
@@ -151,7 +152,7 @@ struct Inner {
     scope: Facts,
     auth: Option<Arc<AccessToken>>,
     http: Option<HttpRequest>,
-    cancel: CancellationToken,
+    cancel: Cancel,
     /// Logs at or above this level are sent; `None` sends none.
     log_level: Option<LoggingLevel>,
     progress_token: Option<ProgressToken>,
@@ -261,7 +262,7 @@ impl Default for Session {
 /// What an era adapter adds to a request's [`Facts`].
 #[derive(Default)]
 pub(crate) struct Extras {
-    pub cancel: Option<CancellationToken>,
+    pub cancel: Option<Cancel>,
     pub log_level: Option<LoggingLevel>,
     pub progress_token: Option<ProgressToken>,
     pub session: Session,
@@ -426,7 +427,7 @@ impl Context {
     /// The same request's facts for work that outlives the request (a task's runner): cancelled by
     /// `cancel`, reaching the client only through `client` (no stream to send logs or progress on), with no
     /// session; list changes still go out.
-    pub(crate) fn detached(&self, cancel: CancellationToken, client: Arc<dyn ClientLink>, session: Session) -> Self {
+    pub(crate) fn detached(&self, cancel: Cancel, client: Arc<dyn ClientLink>, session: Session) -> Self {
         let extras = Extras {
             cancel: Some(cancel),
             auth: self.inner.auth.clone(),
@@ -541,7 +542,12 @@ impl Context {
     /// closing) or its time runs out. The handler's future is dropped then too; the token is for work the
     /// handler handed elsewhere (spawned tasks, blocking threads).
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.inner.cancel
+        self.inner.cancel.token()
+    }
+
+    /// Cancels the request (its time ran out): [`cancellation`](Self::cancellation) fires.
+    pub(crate) fn cancel(&self) {
+        self.inner.cancel.cancel();
     }
 
     /// Whether [`cancellation`](Self::cancellation) has fired: for a handler's own loop to check between

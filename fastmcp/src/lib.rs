@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 
 pub mod auth;
+mod cancel;
 #[cfg(feature = "client")]
 pub mod client;
 pub mod context;

@@ -48,6 +48,8 @@ pub const FASTMCP: &[(&str, &str)] = &[
     ("log_every", "0.0"),
     // Each client's share of a bounded resource (connections, streams).
     ("shares", "0.0"),
+    // A request's cancellation: an atomic flag, the handler's CancellationToken made only when asked for.
+    ("cancel", "0.0"),
     // Authorization: tokens, verifiers, access rules, the edge; knows nothing of MCP messages.
     ("auth", "0.2"),
     ("error", "0.1"),

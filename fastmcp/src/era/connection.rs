@@ -11,6 +11,7 @@ use super::engine::Engine;
 use super::legacy::{self, Channel, CloseStream, Outbound, Pending, Session, SessionRecord};
 use super::modern;
 use crate::auth::{AccessToken, Principal};
+use crate::cancel::Cancel;
 use crate::protocol::{
     CancelledParams, Era, ErrorObject, NOTIFY_CANCELLED, NOTIFY_INITIALIZED, Notification, ProtocolVersion, RequestId,
     error_json, notification_json,
@@ -19,6 +20,7 @@ use crate::server::Change;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
+use std::task::Poll;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
@@ -53,7 +55,7 @@ pub(crate) struct Connection {
 
 /// A request in flight: how to cancel it, and whether it is a subscription (which never ends on its own).
 struct Flight {
-    cancel: CancellationToken,
+    cancel: Cancel,
     listen: bool,
 }
 
@@ -284,7 +286,7 @@ impl Connection {
         if req.caller.is_none() {
             req.caller = self.caller.clone();
         }
-        let cancel = CancellationToken::new();
+        let cancel = Cancel::default();
         let flight = Flight { cancel: cancel.clone(), listen: modern::is_subscription(&req.method) };
         let previous = self.in_flight().insert(req.id.clone(), flight);
         if let Some(previous) = previous {
@@ -334,6 +336,16 @@ impl Connection {
                 }
             }
         });
+        // Cancelled while it waited to run (for a slot, say): not run at all.
+        if cancel.is_cancelled() {
+            return None;
+        }
+        // Its first poll, in which most requests finish, waits on nothing else; from then on the
+        // cancellation comes first.
+        let mut serve = serve;
+        if let Poll::Ready(line) = std::future::poll_fn(|cx| Poll::Ready(serve.as_mut().poll(cx))).await {
+            return Some(line);
+        }
         tokio::select! {
             biased;
             () = cancel.cancelled() => None,
@@ -449,7 +461,7 @@ pub(crate) enum Batch {
 pub(crate) struct Entered {
     /// Boxed as parsed: every layer of the request's future would otherwise hold its ~400 bytes.
     req: Box<Classified>,
-    cancel: CancellationToken,
+    cancel: Cancel,
 }
 
 impl Entered {

@@ -3,11 +3,11 @@
 
 use super::classify::{Answer, Classified, Headers};
 use super::modern::{self, Admitted, tasks::TaskStore};
+use crate::cancel::Cancel;
 use crate::context::SessionState;
 use crate::server::Server;
 use std::sync::Arc;
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
 pub(crate) struct Engine {
     pub server: Server,
@@ -35,7 +35,7 @@ impl Engine {
         &self,
         admitted: Admitted,
         stream: Option<mpsc::Sender<String>>,
-        cancel: CancellationToken,
+        cancel: Cancel,
         session: Option<Arc<SessionState>>,
     ) -> impl Future<Output = Answer> + Send + '_ {
         admitted.serve(&self.server, &self.tasks, stream, cancel, session)

@@ -350,7 +350,7 @@ pub(crate) async fn run_tool(
     };
     let finished = finished.unwrap_or_else(|limit| {
         // The handler's future is dropped; work it handed elsewhere sees the token.
-        ctx.cancellation().cancel();
+        ctx.cancel();
         Err(Error::msg(format!("Tool `{}` timed out after {} ms", tool.name, limit.as_millis())))
     });
     finished.map(|step| step.map(|r| if tool.wrap_result { wrap_structured(r) } else { r }))

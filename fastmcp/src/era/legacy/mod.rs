@@ -14,6 +14,7 @@ pub(crate) use session::{Record as SessionRecord, Session};
 
 use super::classify::{Body, Classified};
 use crate::auth::AccessToken;
+use crate::cancel::Cancel;
 use crate::context::{self, Context, Extras, Facts, HttpRequest};
 use crate::error::Error;
 use crate::protocol::{
@@ -28,7 +29,6 @@ use crate::server::reply::Reply;
 use session::Peer;
 use std::sync::Arc;
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
 const NO_HTTP_SESSION: &str = "there is no session on this request: the server serves legacy HTTP without \
      sessions. Serve HTTP with sessions, or keep state across rounds in locals that live across `.ask()`";
@@ -46,7 +46,7 @@ pub(crate) struct Channel {
     pub notify: Option<mpsc::Sender<String>>,
     /// Closes the request's response stream early (resumable HTTP streams).
     pub close_stream: Option<CloseStream>,
-    pub cancel: CancellationToken,
+    pub cancel: Cancel,
 }
 
 /// Serves one legacy request on `session`; returns the response's JSON text.

@@ -10,6 +10,7 @@
 
 use super::Wire;
 use crate::auth::AccessToken;
+use crate::cancel::Cancel;
 use crate::protocol::{
     ErrorObject, ListChanged, ListenNotifications, META_SUBSCRIPTION_ID, NOTIFY_SUBSCRIPTIONS_ACKNOWLEDGED, RequestId,
     notification_json,
@@ -17,7 +18,6 @@ use crate::protocol::{
 use crate::server::{Change, Server};
 use serde_json::json;
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
 /// Resource URIs one subscription may watch.
 const MAX_RESOURCE_SUBSCRIPTIONS: usize = 1024;
@@ -66,7 +66,7 @@ pub(super) async fn listen(
     asked: &ListenNotifications,
     caller: Option<&AccessToken>,
     stream: Option<&mpsc::Sender<String>>,
-    cancel: CancellationToken,
+    cancel: Cancel,
 ) -> Wire {
     let Some(stream) = stream else {
         let e = ErrorObject::internal("subscriptions/listen needs a stream to deliver notifications on");

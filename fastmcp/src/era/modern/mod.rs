@@ -16,6 +16,7 @@ pub(crate) mod tasks;
 
 use super::classify::{Answer, Body, Classified, Delivery, Headers, Retry, Status};
 use crate::auth::AccessToken;
+use crate::cancel::Cancel;
 use crate::context::{self, Context, Extras, HttpRequest, SessionState};
 use crate::error::Error;
 use crate::flow::Resume;
@@ -36,7 +37,6 @@ use serde::Serialize;
 use std::sync::Arc;
 use tasks::{Steer, TaskStart, TaskStore};
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
 /// Methods of the legacy era that 2026-07-28 removed: `-32601` when called with a modern envelope.
@@ -139,7 +139,7 @@ impl Admitted {
         server: &Server,
         tasks: &Arc<TaskStore>,
         stream: Option<mpsc::Sender<String>>,
-        cancel: CancellationToken,
+        cancel: Cancel,
         session: Option<Arc<SessionState>>,
     ) -> Answer {
         let Admitted { id, method, envelope, body, span, caller, http, registry, .. } = self;

@@ -11,6 +11,7 @@ use super::session::Sessions;
 use super::sse::{self, Body, EventLog, Response, Retention, holding};
 use super::streams::{AtCap, Client, PeerAddr, Streams};
 use crate::auth::{self, AccessToken, Gate, Refused};
+use crate::cancel::Cancel;
 use crate::context::{HttpParts, HttpRequest};
 use crate::era::{self, Answer, Classified, Connection, Delivery, Engine, Message, SessionUse, Status, Stream};
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, codes, error_json};
@@ -27,7 +28,6 @@ use std::pin::Pin;
 use std::sync::{Arc, Once};
 use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio_util::sync::CancellationToken;
 
 const SESSION: &str = "mcp-session-id";
 const LAST_EVENT_ID: &str = "last-event-id";
@@ -583,11 +583,11 @@ impl Endpoint {
             Err(refused) => return self.answer(refused),
         };
         match delivery {
-            Delivery::Json => self.answer(self.engine.serve(admitted, None, CancellationToken::new(), None).await),
+            Delivery::Json => self.answer(self.engine.serve(admitted, None, Cancel::default(), None).await),
             Delivery::Stream { keep_alive } => {
                 let keep_alive = keep_alive.then_some(self.engine.server.options().keep_alive);
                 let response = sse::live(keep_alive, move |tx| async move {
-                    let cancel = CancellationToken::new();
+                    let cancel = Cancel::default();
                     // Pinned in place, as `Connection::run` does: raced by value, the request's future is
                     // copied into the race.
                     let serve = std::pin::pin!(self.engine.serve(admitted, Some(tx.clone()), cancel.clone(), None));

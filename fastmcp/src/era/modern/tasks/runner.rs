@@ -7,6 +7,7 @@
 
 use super::TaskStart;
 use super::store::{Handle, Settled, TaskStore};
+use crate::cancel::Cancel;
 use crate::context::{self, Context};
 use crate::era::modern::link::ModernLink;
 use crate::error::Error;
@@ -22,14 +23,20 @@ const NO_SESSION: &str = "a task has no session: it outlives the request that cr
 
 pub(super) async fn run(server: Server, store: Arc<TaskStore>, handle: Handle, start: TaskStart, ctx: Context) {
     // The task's own context: the creating request's facts, and no stream to notify on (the request that
-    // created it has been answered). Its token is a child of the task's: `tasks/cancel` reaches the handler,
-    // while a round's timeout (which fires the handler's token) ends only that round, settling the task.
+    // created it has been answered). Its cancellation is its own: `tasks/cancel` and expiry fire it (the
+    // handler's future is dropped then, and work it handed elsewhere sees it), while a round's timeout
+    // (which fires it too) ends only that round, settling the task.
     let link = Arc::new(ModernLink { stream: None });
-    let ctx = ctx.detached(handle.cancel.child_token(), link, context::Session::None(NO_SESSION));
+    let cancel = Cancel::default();
+    let ctx = ctx.detached(cancel.clone(), link, context::Session::None(NO_SESSION));
     tokio::select! {
         biased;
-        () = handle.cancel.cancelled() => tracing::debug!("task {} stopped (cancelled or expired)", handle.id),
+        () = handle.cancel.cancelled() => {
+            cancel.cancel();
+            tracing::debug!("task {} stopped (cancelled or expired)", handle.id);
+        }
         () = tokio::time::sleep_until(handle.expires) => {
+            cancel.cancel();
             tracing::debug!("task {} expired while running", handle.id);
             store.expire(&handle.id);
         }
