@@ -43,6 +43,11 @@ impl Cancel {
         state.fired_notify.notify_waiters();
     }
 
+    /// Whether `other` is this request's (a clone of it).
+    pub fn same(&self, other: &Cancel) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     pub fn is_cancelled(&self) -> bool {
         self.0.fired.load(Ordering::Acquire)
     }

@@ -77,6 +77,8 @@ pub const FASTMCP: &[(&str, &str)] = &[
     ("era::legacy", "5.1"),
     ("era::modern", "5.1"),
     ("era::engine", "5.2"),
+    // A connection's requests in flight, by id.
+    ("era::flights", "5.2"),
     ("era::connection", "5.3"),
     ("era", "5.4"),
     // 6: bytes and HTTP. The client ranks above the server's transports only because its unit tests run it

@@ -8,6 +8,7 @@
 
 use super::classify::{Answer, Classified, Headers, Message, PROTOCOL_VERSION_HEADER, Route, Status};
 use super::engine::Engine;
+use super::flights::{Flight, Flights};
 use super::legacy::{self, Channel, CloseStream, Outbound, Pending, Session, SessionRecord};
 use super::modern;
 use crate::auth::{AccessToken, Principal};
@@ -18,15 +19,11 @@ use crate::protocol::{
 };
 use crate::server::Change;
 use serde_json::value::RawValue;
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::Poll;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
-
-/// A connection's requests in flight, by id (see `foldhash` in Cargo.toml for the hasher).
-type InFlightMap = HashMap<RequestId, Flight, foldhash::fast::RandomState>;
 
 pub(crate) struct Connection {
     engine: Arc<Engine>,
@@ -38,7 +35,7 @@ pub(crate) struct Connection {
     pending: Arc<Pending>,
     /// Where request-scoped notifications go, and messages unrelated to any request.
     notify: Option<mpsc::Sender<String>>,
-    in_flight: Mutex<InFlightMap>,
+    in_flight: Flights,
     /// Fires when the connection is dropped, ending its background work (list-change forwarding).
     closed: CancellationToken,
     /// The id the transport gave this connection's session (HTTP), for the requests' spans.
@@ -53,12 +50,6 @@ pub(crate) struct Connection {
     slots: Arc<Semaphore>,
 }
 
-/// A request in flight: how to cancel it, and whether it is a subscription (which never ends on its own).
-struct Flight {
-    cancel: Cancel,
-    listen: bool,
-}
-
 /// A request's own response stream (an HTTP response's SSE stream), instead of the connection's.
 pub(crate) struct Stream {
     pub tx: mpsc::Sender<String>,
@@ -66,15 +57,16 @@ pub(crate) struct Stream {
     pub close: Option<CloseStream>,
 }
 
-/// Removes a request from the in-flight map however it ends.
+/// Removes a request from the in-flight map however it ends (if it was registered).
 struct InFlight<'a> {
     conn: &'a Connection,
-    id: RequestId,
+    id: &'a RequestId,
+    cancel: &'a Cancel,
 }
 
 impl Drop for InFlight<'_> {
     fn drop(&mut self) {
-        self.conn.in_flight().remove(&self.id);
+        self.conn.in_flight.remove(self.id, self.cancel);
     }
 }
 
@@ -99,7 +91,7 @@ impl Connection {
             outbound,
             pending,
             notify: Some(tx),
-            in_flight: Mutex::new(InFlightMap::default()),
+            in_flight: Flights::default(),
             closed: CancellationToken::new(),
             session_id: OnceLock::new(),
             caller: None,
@@ -142,7 +134,7 @@ impl Connection {
             outbound: None,
             pending: Arc::default(),
             notify: None,
-            in_flight: Mutex::new(InFlightMap::default()),
+            in_flight: Flights::default(),
             closed: CancellationToken::new(),
             session_id: OnceLock::new(),
             caller: None,
@@ -222,17 +214,11 @@ impl Connection {
         });
     }
 
-    fn in_flight(&self) -> std::sync::MutexGuard<'_, InFlightMap> {
-        self.in_flight.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
     /// The client's input ended: requests waiting on its answers fail now rather than at their timeout, and
     /// subscriptions end (nobody can cancel them any more).
     pub fn input_closed(&self) {
         self.pending.close();
-        for flight in self.in_flight().values().filter(|f| f.listen) {
-            flight.cancel.cancel();
-        }
+        self.in_flight.end_subscriptions();
     }
 
     /// A response from the client to a request the server sent (legacy era); `false` when no request of
@@ -282,23 +268,31 @@ impl Connection {
 
     /// Registers a request as in flight before it is served, so a cancellation that arrives while it waits
     /// (for a slot, say) reaches it: then it is answered with nothing as soon as it is run.
-    pub fn enter(&self, mut req: Box<Classified>) -> Entered {
+    pub fn enter(&self, req: Box<Classified>) -> Entered {
+        let entered = self.entered(req, true);
+        self.in_flight.insert(&entered.req.id, entered.flight());
+        entered
+    }
+
+    /// A request to be served at once, where it was read, with nothing else read meanwhile: it registers
+    /// only if it has to wait (see [`flights`](super::flights)).
+    pub fn enter_here(&self, req: Box<Classified>) -> Entered {
+        self.in_flight.displace(&req.id);
+        self.entered(req, false)
+    }
+
+    fn entered(&self, mut req: Box<Classified>, registered: bool) -> Entered {
         if req.caller.is_none() {
             req.caller = self.caller.clone();
         }
-        let cancel = Cancel::default();
-        let flight = Flight { cancel: cancel.clone(), listen: modern::is_subscription(&req.method) };
-        let previous = self.in_flight().insert(req.id.clone(), flight);
-        if let Some(previous) = previous {
-            tracing::warn!("request id {} reused while a request with it is in flight", req.id);
-            previous.cancel.cancel();
-        }
-        Entered { req, cancel }
+        let listen = modern::is_subscription(&req.method);
+        Entered { req, cancel: Cancel::default(), listen, registered }
     }
 
     async fn run(&self, entered: Entered, stream: Option<Stream>) -> Option<String> {
-        let Entered { req, cancel } = entered;
-        let _in_flight = InFlight { conn: self, id: req.id.clone() };
+        let Entered { req, cancel, listen, registered } = entered;
+        let id = req.id.clone();
+        let _in_flight = InFlight { conn: self, id: &id, cancel: &cancel };
         // Pinned in place: raced as a value, the request's future (kilobytes) is copied into the race and
         // again into its state.
         let serve = std::pin::pin!(async {
@@ -345,6 +339,9 @@ impl Connection {
         let mut serve = serve;
         if let Poll::Ready(line) = std::future::poll_fn(|cx| Poll::Ready(serve.as_mut().poll(cx))).await {
             return Some(line);
+        }
+        if !registered {
+            self.in_flight.insert(&id, Flight { cancel: cancel.clone(), listen });
         }
         tokio::select! {
             biased;
@@ -430,16 +427,13 @@ impl Connection {
                 let params: Option<CancelledParams> =
                     note.params.as_deref().and_then(|p| serde_json::from_str(p.get()).ok());
                 match params.and_then(|p| p.request_id) {
-                    Some(id) => match self.in_flight().get(&id) {
-                        Some(flight) => {
-                            tracing::debug!("request {id} cancelled by the client");
-                            flight.cancel.cancel();
-                        }
-                        None => {
+                    Some(id) => {
+                        if !self.in_flight.cancel(&id) {
                             tracing::debug!("cancellation of {id}, which is not in flight here");
                             return false;
                         }
-                    },
+                        tracing::debug!("request {id} cancelled by the client");
+                    }
                     None => tracing::debug!("ignoring a cancellation without a request id"),
                 }
             }
@@ -462,11 +456,19 @@ pub(crate) struct Entered {
     /// Boxed as parsed: every layer of the request's future would otherwise hold its ~400 bytes.
     req: Box<Classified>,
     cancel: Cancel,
+    /// A subscription (`subscriptions/listen`), which never ends on its own.
+    listen: bool,
+    /// Registered as in flight already; else it registers once it has to wait.
+    registered: bool,
 }
 
 impl Entered {
     pub fn id(&self) -> &RequestId {
         &self.req.id
+    }
+
+    fn flight(&self) -> Flight {
+        Flight { cancel: self.cancel.clone(), listen: self.listen }
     }
 }
 

@@ -5,6 +5,7 @@
 mod classify;
 mod connection;
 mod engine;
+mod flights;
 mod legacy;
 mod modern;
 mod params;

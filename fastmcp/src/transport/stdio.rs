@@ -223,15 +223,17 @@ async fn read<R: AsyncRead + Unpin>(
                     if tx.capacity() == 0 {
                         tokio::task::yield_now().await;
                     }
-                    let req = conn.enter(req);
                     // Only when the queue is idle: a request that has to wait is queued holding its slot,
                     // and behind a request that waits for a slot it would never start.
                     match jobs.is_idle().then(|| conn.try_slot()).flatten() {
-                        Some(slot) => match here.run_here(|| request(conn.clone(), req, slot, tx.clone())) {
-                            None => continue,
-                            Some(waiting) => Job::Started(waiting),
-                        },
-                        None => Job::Request(req),
+                        Some(slot) => {
+                            let req = conn.enter_here(req);
+                            match here.run_here(|| request(conn.clone(), req, slot, tx.clone())) {
+                                None => continue,
+                                Some(waiting) => Job::Started(waiting),
+                            }
+                        }
+                        None => Job::Request(conn.enter(req)),
                     }
                 }
             }
