@@ -6,7 +6,7 @@
 //! It also owns the connection's bounds on what it sends and runs: how many of its requests run at once
 //! ([`Connection::slot`]), and how large a reply may be ([`Connection::reply`], [`BatchReply`]).
 
-use super::classify::{Answer, Classified, Headers, Message, PROTOCOL_VERSION_HEADER, Route, Status};
+use super::classify::{Answer, Classified, Delivery, Headers, Message, PROTOCOL_VERSION_HEADER, Route, Status};
 use super::engine::Engine;
 use super::flights::{Flight, Flights};
 use super::legacy::{self, Channel, CloseStream, Outbound, Pending, Session, SessionRecord};
@@ -302,7 +302,12 @@ impl Connection {
                         Ok(admitted) => admitted,
                         Err(refused) => return refused.json,
                     };
-                    let notify = stream.map(|s| s.tx).or_else(|| self.notify.clone());
+                    // Only a request that sends something on a stream (logs, progress, a subscription's
+                    // notifications) gets one.
+                    let notify = match admitted.delivery() {
+                        Delivery::Json => None,
+                        Delivery::Stream { .. } => stream.map(|s| s.tx).or_else(|| self.notify.clone()),
+                    };
                     let session = self.shared_state.then(|| self.session.state());
                     self.engine.serve(admitted, notify, cancel.clone(), session).await.json
                 }

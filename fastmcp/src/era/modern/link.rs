@@ -4,6 +4,7 @@
 use crate::context::{ClientLink, Reply};
 use crate::error::{Error, Result};
 use crate::protocol::{InputRequests, InputResponses};
+use std::sync::Arc;
 use tokio::sync::mpsc;
 
 const NO_PUSH: &str = "this request cannot send requests to the client (only a legacy session can): use `.ask()` \
@@ -12,6 +13,18 @@ const NO_PUSH: &str = "this request cannot send requests to the client (only a l
 pub(crate) struct ModernLink {
     /// The request's SSE response, when it has one (it asked for progress or logs).
     pub stream: Option<mpsc::Sender<String>>,
+}
+
+impl ModernLink {
+    /// The link of a request that sends nothing on a stream (no log level, no progress token; see
+    /// `Admitted::delivery`): it holds nothing of the request's, so each thread's requests share one
+    /// rather than allocating it a request.
+    pub fn silent() -> Arc<dyn ClientLink> {
+        thread_local! {
+            static SILENT: Arc<ModernLink> = Arc::new(ModernLink { stream: None });
+        }
+        SILENT.with(|link| link.clone())
+    }
 }
 
 impl ClientLink for ModernLink {

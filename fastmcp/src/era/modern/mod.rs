@@ -158,7 +158,10 @@ impl Admitted {
                         log_level,
                         progress_token,
                         session: session.map_or(context::Session::None(NO_SESSION), context::Session::Open),
-                        client: Some(Arc::new(ModernLink { stream })),
+                        client: Some(match stream {
+                            Some(stream) => Arc::new(ModernLink { stream: Some(stream) }),
+                            None => ModernLink::silent(),
+                        }),
                         announce: Some(server.announcer()),
                         auth: caller,
                         http,

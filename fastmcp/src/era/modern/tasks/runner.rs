@@ -26,7 +26,7 @@ pub(super) async fn run(server: Server, store: Arc<TaskStore>, handle: Handle, s
     // created it has been answered). Its cancellation is its own: `tasks/cancel` and expiry fire it (the
     // handler's future is dropped then, and work it handed elsewhere sees it), while a round's timeout
     // (which fires it too) ends only that round, settling the task.
-    let link = Arc::new(ModernLink { stream: None });
+    let link = ModernLink::silent();
     let cancel = Cancel::default();
     let ctx = ctx.detached(cancel.clone(), link, context::Session::None(NO_SESSION));
     tokio::select! {
