@@ -108,7 +108,7 @@ impl Endpoint {
             use_ => return Admission::Legacy { probe: use_ == SessionUse::Optional, method: req.method.clone() },
         }
         let (id, method, meta) = (req.id.clone(), req.method.clone(), req.meta.to_object());
-        match self.0.admit(*req, headers) {
+        match self.0.admit(req, headers) {
             Ok(_) => Admission::Admitted { id, method, meta },
             Err(answer) => {
                 let status = match answer.status {

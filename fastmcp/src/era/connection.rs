@@ -298,7 +298,7 @@ impl Connection {
         let serve = std::pin::pin!(async {
             match req.route {
                 Route::Modern => {
-                    let admitted = match self.engine.admit(*req, None) {
+                    let admitted = match self.engine.admit(req, None) {
                         Ok(admitted) => admitted,
                         Err(refused) => return refused.json,
                     };

@@ -22,7 +22,7 @@ impl Engine {
     }
 
     /// Admits a modern request (every check that runs nothing; see [`modern::admit`]).
-    pub fn admit(&self, req: Classified, headers: Option<&dyn Headers>) -> Result<Admitted, Answer> {
+    pub fn admit(&self, req: Box<Classified>, headers: Option<&dyn Headers>) -> Result<Admitted, Answer> {
         modern::admit(&self.server, req, headers)
     }
 

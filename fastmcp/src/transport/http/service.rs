@@ -575,7 +575,7 @@ impl Endpoint {
         };
         // The delivery is read where `admitted` is bound: a local borrowed before an await keeps its own
         // storage in the future (424 bytes) even after it is moved into the call that is awaited.
-        let (admitted, delivery) = match self.engine.admit(*req, Some(headers)) {
+        let (admitted, delivery) = match self.engine.admit(req, Some(headers)) {
             Ok(admitted) => {
                 let delivery = admitted.delivery();
                 (admitted, delivery)
