@@ -140,9 +140,17 @@ fn request(
 ) -> impl Future<Output = ()> + Send + 'static {
     async move {
         if let Some(line) = conn.reply(req).await {
-            let _ = tx.send(line).await;
+            hand_over(&tx, line).await;
         }
         drop(slot);
+    }
+}
+
+/// Queues a line for the writer: at once where there is room (no wait to set up, as `send` does), else
+/// once there is.
+async fn hand_over(tx: &mpsc::Sender<String>, line: String) {
+    if let Err(mpsc::error::TrySendError::Full(line)) = tx.try_send(line) {
+        let _ = tx.send(line).await;
     }
 }
 
