@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::fmt;
+use std::io::Write as _;
 
 /// The JSON-RPC error codes MCP uses: JSON-RPC 2.0's own (`-32700`, `-32600` … `-32603`) and MCP's.
 pub mod codes {
@@ -355,21 +356,31 @@ pub fn response_json<R: Serialize>(id: &RequestId, result: R) -> String {
     })
 }
 
-/// Renders a response line whose result `write` writes as JSON text; `size` is about how long that is.
-pub(crate) fn response_json_with(id: &RequestId, size: usize, write: impl FnOnce(&mut String)) -> String {
-    let mut out = String::with_capacity(size + 48);
-    out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
-    match id {
-        RequestId::Number(n) => {
-            use fmt::Write as _;
-            let _ = write!(out, "{n}");
+/// Puts a response's head (`{"jsonrpc":"2.0","id":…,"result":`) in front of `result`, the JSON text of its
+/// result followed by the response's closing `}`: the response is made in the result's own buffer.
+pub(crate) fn into_response(id: &RequestId, mut result: String) -> String {
+    const BEFORE: &str = "{\"jsonrpc\":\"2.0\",\"id\":";
+    const AFTER: &str = ",\"result\":";
+    // Written on the stack first, so the buffer moves its contents once.
+    let mut head = [0u8; 96];
+    let mut cursor = std::io::Cursor::new(&mut head[..]);
+    let written = cursor
+        .write_all(BEFORE.as_bytes())
+        .and_then(|()| match id {
+            RequestId::Number(n) => write!(cursor, "{n}"),
+            RequestId::String(s) => serde_json::to_writer(&mut cursor, s).map_err(std::io::Error::other),
+        })
+        .and_then(|()| cursor.write_all(AFTER.as_bytes()));
+    let len = usize::try_from(cursor.position()).unwrap_or(usize::MAX);
+    match written.ok().and_then(|()| std::str::from_utf8(head.get(..len)?).ok()) {
+        Some(head) => result.insert_str(0, head),
+        // An id too long for the stack.
+        None => {
+            let id = serde_json::to_string(id).expect("an id serializes");
+            result.insert_str(0, &format!("{BEFORE}{id}{AFTER}"));
         }
-        RequestId::String(s) => out.push_str(&serde_json::to_string(s).expect("a string serializes")),
     }
-    out.push_str(",\"result\":");
-    write(&mut out);
-    out.push('}');
-    out
+    result
 }
 
 /// Renders an error response's JSON text.

@@ -244,7 +244,7 @@ impl<'a> Prepared<'a> {
                 loop {
                     // One copy per run of the handler, which owns what it parses.
                     let arguments = replaced.clone().or_else(|| arguments.map(ToOwned::to_owned));
-                    match run_tool(self.server, entry, arguments, ctx.clone(), resume.take()).await {
+                    match run_tool(self.server, entry, arguments, ctx, resume.take()).await {
                         // `run_as_task()` where the rest can't be a task: on at once, in this round.
                         Ok(Step::Suspend(s)) if s.task && points == TaskPoints::PassThrough => {
                             resume = Some(Resume { step: s.step, locals: s.locals, responses: Default::default() });
@@ -335,7 +335,7 @@ pub(crate) async fn run_tool(
     server: &Server,
     tool: &ToolEntry,
     arguments: Option<Box<RawValue>>,
-    ctx: Context,
+    ctx: &Context,
     resume: Option<Resume>,
 ) -> HandlerResult<CallToolResult> {
     let mut call = ToolCall::new(arguments, ctx.clone());

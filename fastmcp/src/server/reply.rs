@@ -2,10 +2,14 @@
 //! era writes that text into its response with its own fields beside it, with no `Value` tree between.
 
 use crate::error::Error;
-use crate::protocol::{CacheHint, JsonObject};
+use crate::protocol::{CacheHint, JsonObject, RequestId, into_response};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::sync::Arc;
+
+/// What a result's buffer is made with: room for a small result, the response's head and the modern
+/// wire's fields (`resultType`, cache hints, `serverInfo`) without growing.
+const ROOM: usize = 512;
 
 /// A complete result's body, before the era adapter adds its own fields.
 pub(crate) struct Reply {
@@ -20,7 +24,10 @@ pub(crate) struct Reply {
 
 impl Reply {
     pub fn new(result: impl Serialize, cache: Option<CacheHint>) -> Result<Self, Error> {
-        let object = serde_json::to_string(&result)?;
+        // With room for what the response adds around a small result (see `into_response`).
+        let mut text = Vec::with_capacity(ROOM);
+        serde_json::to_writer(&mut text, &result)?;
+        let object = String::from_utf8(text).map_err(|e| Error::internal(format!("a result serialized to {e}")))?;
         if !object.starts_with('{') {
             return Err(Error::internal(format!("a result must be a JSON object, not {object}")));
         }
@@ -70,39 +77,37 @@ impl Reply {
         serde_json::from_str::<IsError>(&self.object).is_ok_and(|r| r.is_error == Some(serde_json::Value::Bool(true)))
     }
 
-    /// Writes the result object into `out`: the start-up field, the result's own fields, then whatever
-    /// `extra` writes (each entry it writes starts with a comma).
-    pub fn write(&self, out: &mut String, extra: impl FnOnce(&mut String)) {
-        let inner = &self.object[1..self.object.len() - 1];
-        out.push('{');
-        let mut empty = true;
-        if let Some((key, raw)) = &self.raw {
-            out.push('"');
-            out.push_str(key);
-            out.push_str("\":");
-            out.push_str(raw.get());
-            empty = false;
+    /// The JSON-RPC response to `id` with this result, `extra`'s fields after the result's own (each entry it
+    /// writes starts with a comma). Made in the buffer the result was serialized into, which has room for
+    /// what a small result gets around it: one allocation and one copy of the result fewer a response.
+    pub fn into_response(self, id: &RequestId, extra: impl FnOnce(&mut String)) -> String {
+        let mut text = if self.raw.is_none() { self.object } else { self.text() };
+        // `text` is `{…}`: `extra`'s fields go before its `}`, the response's own `}` after it.
+        text.pop();
+        let mark = text.len();
+        extra(&mut text);
+        // An object with nothing before them loses the comma of `extra`'s first entry.
+        if mark == 1 && text.len() > mark {
+            text.remove(mark);
         }
-        if !inner.is_empty() {
-            if !empty {
-                out.push(',');
-            }
-            out.push_str(inner);
-            empty = false;
-        }
-        let mark = out.len();
-        extra(out);
-        // `extra`'s entries each start with a comma, which an object with nothing before them must lose.
-        if empty && out.len() > mark {
-            out.remove(mark);
-        }
-        out.push('}');
+        text.push_str("}}");
+        into_response(id, text)
     }
 
-    /// The result object's text.
+    /// The result object's text: the start-up field, then the result's own fields.
     pub fn text(&self) -> String {
+        let Some((key, raw)) = &self.raw else { return self.object.clone() };
+        let inner = &self.object[1..self.object.len() - 1];
         let mut out = String::with_capacity(self.len());
-        self.write(&mut out, |_| {});
+        out.push_str("{\"");
+        out.push_str(key);
+        out.push_str("\":");
+        out.push_str(raw.get());
+        if !inner.is_empty() {
+            out.push(',');
+            out.push_str(inner);
+        }
+        out.push('}');
         out
     }
 
@@ -115,12 +120,34 @@ impl Reply {
 #[cfg(test)]
 mod tests {
     use super::Reply;
+    use crate::protocol::RequestId;
     use serde_json::json;
+    use serde_json::value::RawValue;
+    use std::sync::Arc;
 
     const KEYS: [&str; 2] = ["_meta", "ttlMs"];
 
     fn mentions(result: serde_json::Value) -> bool {
         Reply::new(result, None).unwrap().mentions_any(&KEYS)
+    }
+
+    #[test]
+    fn a_response_is_made_around_the_result_for_any_id() {
+        let extra = |out: &mut String| out.push_str(",\"resultType\":\"complete\"");
+        let reply = || Reply::new(json!({"content": []}), None).unwrap();
+        let long = RequestId::String(format!("q\"{}", "x".repeat(200)));
+        for id in [RequestId::Number(-7), RequestId::String("a\"b\\c\u{1}".into()), long] {
+            let line = reply().into_response(&id, extra);
+            let parsed: serde_json::Value = serde_json::from_str(&line).unwrap();
+            let expected = json!({"jsonrpc": "2.0", "id": id, "result": {"content": [], "resultType": "complete"}});
+            assert_eq!(parsed, expected, "{line}");
+        }
+        let empty = Reply::new(json!({}), None).unwrap().into_response(&RequestId::Number(1), extra);
+        assert_eq!(empty, r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}"#);
+        let hint = crate::protocol::CacheHint::NONE;
+        let page = Reply::page("tools", Arc::from(RawValue::from_string("[1]".into()).unwrap()), None, hint);
+        let line = page.into_response(&RequestId::Number(2), |_| {});
+        assert_eq!(line, r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[1]}}"#);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use futures_util::future::OptionFuture;
 use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Waker};
+use std::task::{Context, Poll, Waker};
 
 /// What is left of a request that had to wait: to be polled again in a task of its own, with its waker.
 pub(crate) type Rest = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -35,21 +35,29 @@ impl<F> Default for Reuse<F> {
     }
 }
 
-impl<F: Future<Output = ()> + Send + 'static> Reuse<F> {
-    /// Polls the request `make` makes once, here, as [`run_here`] does; `None` if it finished. Made where
-    /// it runs: taken by value, the future would be copied once more.
-    pub fn run_here(&mut self, make: impl FnOnce() -> F) -> Option<Rest> {
+/// What is left of a request [`Reuse::run_here`] ran that had to wait: its output once it has finished
+/// (always `Some`: the box is never empty while it runs).
+pub(crate) type Waiting<T> = Pin<Box<dyn Future<Output = Option<T>> + Send>>;
+
+impl<F> Reuse<F>
+where
+    F: Future + Send + 'static,
+    F::Output: Send,
+{
+    /// Polls the request `make` makes once, here, as [`run_here`] does: its output if it finished (always
+    /// `Some`, as [`Waiting`]'s), else what is left of it. Made where it runs: taken by value, the future would
+    /// be copied once more.
+    pub fn run_here(&mut self, make: impl FnOnce() -> F) -> Result<Option<F::Output>, Waiting<F::Output>> {
         let mut cell = self.spare.take().unwrap_or_else(|| Box::pin(None.into()));
         cell.set(Some(make()).into());
         let mut once = tokio::task::unconstrained(cell.as_mut());
-        if Pin::new(&mut once).poll(&mut Context::from_waker(Waker::noop())).is_pending() {
-            return Some(Box::pin(async move {
-                tokio::task::unconstrained(cell).await;
-            }));
-        }
+        let output = match Pin::new(&mut once).poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(output) => output,
+            Poll::Pending => return Err(Box::pin(tokio::task::unconstrained(cell))),
+        };
         // The request's own resources (its slot, its connection) go now, not with the next request.
         cell.set(None.into());
         self.spare = Some(cell);
-        None
+        Ok(output)
     }
 }

@@ -131,19 +131,14 @@ where
     read
 }
 
-/// A request served in `slot`, its reply handed to the writer.
+/// A request served in `slot`: its reply (none if it was cancelled), with the slot, which is held until the
+/// reply is handed to the writer.
 fn request(
     conn: Arc<Connection>,
     req: Entered,
     slot: OwnedSemaphorePermit,
-    tx: mpsc::Sender<String>,
-) -> impl Future<Output = ()> + Send + 'static {
-    async move {
-        if let Some(line) = conn.reply(req).await {
-            hand_over(&tx, line).await;
-        }
-        drop(slot);
-    }
+) -> impl Future<Output = (Option<String>, OwnedSemaphorePermit)> + Send + 'static {
+    async move { (conn.reply(req).await, slot) }
 }
 
 /// Queues a line for the writer: at once where there is room (no wait to set up, as `send` does), else
@@ -236,9 +231,21 @@ async fn read<R: AsyncRead + Unpin>(
                     match jobs.is_idle().then(|| conn.try_slot()).flatten() {
                         Some(slot) => {
                             let req = conn.enter_here(req);
-                            match here.run_here(|| request(conn.clone(), req, slot, tx.clone())) {
-                                None => continue,
-                                Some(waiting) => Job::Started(waiting),
+                            match here.run_here(|| request(conn.clone(), req, slot)) {
+                                Ok(done) => {
+                                    if let Some((Some(line), _slot)) = done {
+                                        hand_over(tx, line).await;
+                                    }
+                                    continue;
+                                }
+                                Err(waiting) => {
+                                    let tx = tx.clone();
+                                    Job::Started(Box::pin(async move {
+                                        if let Some((Some(line), _slot)) = waiting.await {
+                                            hand_over(&tx, line).await;
+                                        }
+                                    }))
+                                }
                             }
                         }
                         None => Job::Request(conn.enter(req)),

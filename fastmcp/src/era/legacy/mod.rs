@@ -19,7 +19,7 @@ use crate::context::{self, Context, Extras, Facts, HttpRequest};
 use crate::error::Error;
 use crate::protocol::{
     Era, ErrorObject, InitializeParams, InitializeResult, ProgressToken, ProtocolVersion, RequestId, TASKS_EXTENSION,
-    error_json, response_json_with,
+    error_json,
 };
 use crate::server::Server;
 use crate::server::access::refused;
@@ -208,7 +208,7 @@ fn initialize(server: &Server, session: &Session, params: Box<InitializeParams>)
 /// Renders an outcome on the legacy wire.
 fn finish(id: &RequestId, method: &str, version: ProtocolVersion, outcome: Outcome) -> String {
     match outcome {
-        Outcome::Complete(reply) => response_json_with(id, reply.len(), |out| reply.write(out, |_| {})),
+        Outcome::Complete(reply) => reply.into_response(id, |_| {}),
         Outcome::Suspended(_) => error_json(
             Some(id),
             &ErrorObject::internal(format!(

@@ -2,9 +2,7 @@
 //! where the spec requires them, and `serverInfo` (serialized once at start-up) in `_meta`.
 
 use super::Wire;
-use crate::protocol::{
-    CacheScope, Era, JsonObject, META_SERVER_INFO, RequestId, error_json, response_json, response_json_with,
-};
+use crate::protocol::{CacheScope, Era, JsonObject, META_SERVER_INFO, RequestId, error_json, response_json};
 use crate::server::Server;
 use crate::server::reply::Reply;
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -34,25 +32,23 @@ pub(super) fn render(server: &Server, id: &RequestId, wire: Wire) -> String {
         let fields = reply.fields();
         return response_json(id, ModernResult { fields: &fields, result_type, cache, server_info });
     }
-    response_json_with(id, reply.len() + server_info.get().len() + 96, |out| {
-        reply.write(out, |out| {
-            out.push_str(",\"resultType\":\"");
-            out.push_str(result_type);
-            out.push('"');
-            if let Some((ttl_ms, scope)) = cache {
-                use std::fmt::Write as _;
-                let scope = match scope {
-                    CacheScope::Public => "public",
-                    CacheScope::Private => "private",
-                };
-                let _ = write!(out, ",\"ttlMs\":{ttl_ms},\"cacheScope\":\"{scope}\"");
-            }
-            out.push_str(",\"_meta\":{\"");
-            out.push_str(META_SERVER_INFO);
-            out.push_str("\":");
-            out.push_str(server_info.get());
-            out.push('}');
-        });
+    reply.into_response(id, |out| {
+        out.push_str(",\"resultType\":\"");
+        out.push_str(result_type);
+        out.push('"');
+        if let Some((ttl_ms, scope)) = cache {
+            use std::fmt::Write as _;
+            let scope = match scope {
+                CacheScope::Public => "public",
+                CacheScope::Private => "private",
+            };
+            let _ = write!(out, ",\"ttlMs\":{ttl_ms},\"cacheScope\":\"{scope}\"");
+        }
+        out.push_str(",\"_meta\":{\"");
+        out.push_str(META_SERVER_INFO);
+        out.push_str("\":");
+        out.push_str(server_info.get());
+        out.push('}');
     })
 }
 

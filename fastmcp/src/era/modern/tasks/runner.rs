@@ -55,7 +55,7 @@ async fn work(server: &Server, store: &TaskStore, id: &str, start: TaskStart, ct
         return Some(settle(Err(Error::internal(format!("task {id}: tool `{tool}` is not registered")))));
     };
     loop {
-        let suspension = match run_tool(server, &entry, arguments.clone(), ctx.clone(), resume.take()).await {
+        let suspension = match run_tool(server, &entry, arguments.clone(), &ctx, resume.take()).await {
             Ok(Step::Complete(result)) => return Some(settle(Ok(result))),
             Err(e) => return Some(settle(Err(e))),
             Ok(Step::Suspend(suspension)) => suspension,
