@@ -7,6 +7,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 /// What is left of a request that had to wait: to be polled again in a task of its own, with its waker.
+#[cfg(feature = "http")]
 pub(crate) type Rest = Pin<Box<dyn Future<Output = ()> + Send>>;
 
 /// Polls `request` once, here. Out of tokio's cooperative budget, which the transport's own reads use up: a
@@ -15,6 +16,7 @@ pub(crate) type Rest = Pin<Box<dyn Future<Output = ()> + Send>>;
 ///
 /// Callers box the request where they make it (`run_here(Box::pin(async move { .. }))`): a request's future
 /// is kilobytes, and each move of it by value is a copy (taken by value here, it cost stdio one more a call).
+#[cfg(feature = "http")]
 pub(crate) fn run_here<F: Future<Output = ()> + Send + 'static>(request: Pin<Box<F>>) -> Option<Rest> {
     let mut request = tokio::task::unconstrained(request);
     let polled = Pin::new(&mut request).poll(&mut Context::from_waker(Waker::noop()));

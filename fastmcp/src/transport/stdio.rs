@@ -133,12 +133,12 @@ where
 
 /// A request served in `slot`: its reply (none if it was cancelled), with the slot, which is held until the
 /// reply is handed to the writer.
-fn request(
+async fn request(
     conn: Arc<Connection>,
     req: Entered,
     slot: OwnedSemaphorePermit,
-) -> impl Future<Output = (Option<String>, OwnedSemaphorePermit)> + Send + 'static {
-    async move { (conn.reply(req).await, slot) }
+) -> (Option<String>, OwnedSemaphorePermit) {
+    (conn.reply(req).await, slot)
 }
 
 /// Queues a line for the writer: at once where there is room (no wait to set up, as `send` does), else

@@ -92,14 +92,14 @@ pub(crate) fn admit(
     let refusal = req.refusal(&registry);
     let meta = std::mem::take(&mut req.meta);
     let Classified { id, method, body, .. } = &*req;
-    let refuse = |status, e: &ErrorObject| Answer { json: error_json(Some(&id), e), status };
+    let refuse = |status, e: &ErrorObject| Answer { json: error_json(Some(id), e), status };
     let mismatch = |why: String| ErrorObject::new(codes::HEADER_MISMATCH, format!("Header mismatch: {why}"));
     if let Some(headers) = headers {
         headers::check_version(headers, &meta).map_err(|why| refuse(Status::BadRequest, &mismatch(why)))?;
     }
     let envelope = envelope::open(id, meta).map_err(|e| refuse(Status::BadRequest, &e))?;
     match body {
-        Body::Unknown => return Err(refuse(Status::NotFound, &ErrorObject::method_not_found(&method))),
+        Body::Unknown => return Err(refuse(Status::NotFound, &ErrorObject::method_not_found(method))),
         _ if REMOVED.contains(&method.as_str()) => {
             let e = ErrorObject::new(
                 codes::METHOD_NOT_FOUND,
