@@ -232,12 +232,19 @@ async fn read<R: AsyncRead + Unpin>(
                         Some(slot) => {
                             let req = conn.enter_here(req);
                             match here.run_here(|| request(conn.clone(), req, slot)) {
-                                Ok(done) => {
-                                    if let Some((Some(line), _slot)) = done {
-                                        hand_over(tx, line).await;
-                                    }
-                                    continue;
+                                Ok(Some((Some(line), slot))) => {
+                                    // No room for the reply: it waits for room in a task of its own, holding
+                                    // its slot, as a request that waits does, while the reader reads on.
+                                    let Err(mpsc::error::TrySendError::Full(line)) = tx.try_send(line) else {
+                                        continue;
+                                    };
+                                    let tx = tx.clone();
+                                    Job::Started(Box::pin(async move {
+                                        let _ = tx.send(line).await;
+                                        drop(slot);
+                                    }))
                                 }
+                                Ok(_) => continue,
                                 Err(waiting) => {
                                     let tx = tx.clone();
                                     Job::Started(Box::pin(async move {
