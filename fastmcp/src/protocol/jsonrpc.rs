@@ -366,10 +366,7 @@ pub(crate) fn into_response(id: &RequestId, mut result: String) -> String {
     let mut cursor = std::io::Cursor::new(&mut head[..]);
     let written = cursor
         .write_all(BEFORE.as_bytes())
-        .and_then(|()| match id {
-            RequestId::Number(n) => write!(cursor, "{n}"),
-            RequestId::String(s) => serde_json::to_writer(&mut cursor, s).map_err(std::io::Error::other),
-        })
+        .and_then(|()| serde_json::to_writer(&mut cursor, id).map_err(std::io::Error::other))
         .and_then(|()| cursor.write_all(AFTER.as_bytes()));
     let len = usize::try_from(cursor.position()).unwrap_or(usize::MAX);
     match written.ok().and_then(|()| std::str::from_utf8(head.get(..len)?).ok()) {

@@ -17,10 +17,14 @@ pub(crate) type Rest = Pin<Box<dyn Future<Output = ()> + Send>>;
 /// Callers box the request where they make it (`run_here(Box::pin(async move { .. }))`): a request's future
 /// is kilobytes, and each move of it by value is a copy (taken by value here, it cost stdio one more a call).
 #[cfg(feature = "http")]
-pub(crate) fn run_here<F: Future<Output = ()> + Send + 'static>(request: Pin<Box<F>>) -> Option<Rest> {
-    let mut request = tokio::task::unconstrained(request);
-    let polled = Pin::new(&mut request).poll(&mut Context::from_waker(Waker::noop()));
-    polled.is_pending().then(|| Box::pin(request) as Rest)
+pub(crate) fn run_here<F: Future<Output = ()> + Send + 'static>(mut request: Pin<Box<F>>) -> Option<Rest> {
+    poll_here(request.as_mut()).is_pending().then(|| Box::pin(tokio::task::unconstrained(request)) as Rest)
+}
+
+/// One poll of `request` out of the cooperative budget, with no waker: whoever goes on with it polls again.
+fn poll_here<F: Future>(request: Pin<&mut F>) -> Poll<F::Output> {
+    let mut once = tokio::task::unconstrained(request);
+    Pin::new(&mut once).poll(&mut Context::from_waker(Waker::noop()))
 }
 
 /// [`run_here`] for a transport that runs request after request where they arrive (stdio's reader): the box
@@ -52,8 +56,7 @@ where
     pub fn run_here(&mut self, make: impl FnOnce() -> F) -> Result<Option<F::Output>, Waiting<F::Output>> {
         let mut cell = self.spare.take().unwrap_or_else(|| Box::pin(None.into()));
         cell.set(Some(make()).into());
-        let mut once = tokio::task::unconstrained(cell.as_mut());
-        let output = match Pin::new(&mut once).poll(&mut Context::from_waker(Waker::noop())) {
+        let output = match poll_here(cell.as_mut()) {
             Poll::Ready(output) => output,
             Poll::Pending => return Err(Box::pin(tokio::task::unconstrained(cell))),
         };
