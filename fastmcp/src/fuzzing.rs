@@ -105,9 +105,9 @@ impl Endpoint {
         };
         match req.session_use() {
             SessionUse::None => {}
-            use_ => return Admission::Legacy { probe: use_ == SessionUse::Optional, method: req.method.clone() },
+            use_ => return Admission::Legacy { probe: use_ == SessionUse::Optional, method: req.method.to_string() },
         }
-        let (id, method, meta) = (req.id.clone(), req.method.clone(), req.meta.to_object());
+        let (id, method, meta) = (req.id.clone(), req.method.to_string(), req.meta.to_object());
         match self.0.admit(req, headers) {
             Ok(_) => Admission::Admitted { id, method, meta },
             Err(answer) => {

@@ -19,6 +19,7 @@ use crate::server::call::Call;
 use crate::server::registry::Registry;
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// What a transport knows of a message besides its body: its HTTP headers (stdio has none). Names are
@@ -87,7 +88,7 @@ pub(crate) fn parse(text: &str, headers: Option<&dyn Headers>) -> Result<Message
 
 /// A message read the general way: a request's parts, or a message that is no request.
 enum General {
-    Request(RequestId, String, (Body, Option<RequestMeta>)),
+    Request(RequestId, Cow<'static, str>, (Body, Option<RequestMeta>)),
     Other(Message),
 }
 
@@ -102,7 +103,7 @@ fn read_generally(text: &str) -> Result<General, Rejected> {
             // for it.
             let meta =
                 meta.or_else(|| serde_json::from_str::<MetaIn<Lenient>>(raw).ok().and_then(|p| p.meta).map(|m| m.0));
-            General::Request(req.id, req.method, (body, meta))
+            General::Request(req.id, params::method_name(req.method.into()), (body, meta))
         }
         Inbound::Notification(note) => General::Other(Message::Notification(note)),
         Inbound::Response { id, outcome } => General::Other(Message::Response { id, outcome }),
@@ -114,9 +115,11 @@ fn read_generally(text: &str) -> Result<General, Rejected> {
 /// first, a notification or response, a method no era serves, a value that does not read, a repeated key)
 /// it is `None`, and [`parse`] reads the message the general way, which words the errors. So this pass
 /// only ever agrees with that one: it answers only where every check passes.
-fn one_pass<T>(text: &str, made: impl FnOnce(RequestId, String, (Body, Option<RequestMeta>)) -> T) -> Option<T> {
+fn one_pass<T>(
+    text: &str,
+    made: impl FnOnce(RequestId, Cow<'static, str>, (Body, Option<RequestMeta>)) -> T,
+) -> Option<T> {
     use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, Visitor};
-    use std::borrow::Cow;
 
     #[derive(Deserialize)]
     #[serde(field_identifier, rename_all = "lowercase")]
@@ -140,13 +143,15 @@ fn one_pass<T>(text: &str, made: impl FnOnce(RequestId, String, (Body, Option<Re
     }
 
     struct Envelope<F>(F);
-    impl<'de, T, F: FnOnce(RequestId, String, (Body, Option<RequestMeta>)) -> T> Visitor<'de> for Envelope<F> {
+    impl<'de, T, F: FnOnce(RequestId, Cow<'static, str>, (Body, Option<RequestMeta>)) -> T> Visitor<'de> for Envelope<F> {
         type Value = T;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str("a JSON-RPC request")
         }
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            let (mut jsonrpc, mut id, mut method, mut params) = (false, None, None::<Cow<'de, str>>, None);
+            // The method borrowed: a served one is kept as its static name ([`params::method_name`]), and one with
+            // escapes is read the general way.
+            let (mut jsonrpc, mut id, mut method, mut params) = (false, None, None::<&'de str>, None);
             let unread = || A::Error::custom("not read in one pass");
             while let Some(field) = map.next_key::<Field>()? {
                 match field {
@@ -159,7 +164,7 @@ fn one_pass<T>(text: &str, made: impl FnOnce(RequestId, String, (Body, Option<Re
                     Field::Id if id.is_none() => id = Some(map.next_value::<RequestId>()?),
                     Field::Method if method.is_none() => method = Some(map.next_value()?),
                     Field::Params if params.is_none() => {
-                        let method = method.as_deref().ok_or_else(unread)?;
+                        let method = method.ok_or_else(unread)?;
                         params = Some(map.next_value_seed(Params(method))?);
                     }
                     Field::Other => {
@@ -169,8 +174,8 @@ fn one_pass<T>(text: &str, made: impl FnOnce(RequestId, String, (Body, Option<Re
                 }
             }
             let (true, Some(id), Some(method)) = (jsonrpc, id, method) else { return Err(unread()) };
-            let params = params.unwrap_or_else(|| params::parse_text(&method, "{}"));
-            Ok(self.0(id, method.into_owned(), params))
+            let params = params.unwrap_or_else(|| params::parse_text(method, "{}"));
+            Ok(self.0(id, params::method_name(Cow::Borrowed(method)), params))
         }
     }
 
@@ -240,7 +245,8 @@ pub(crate) enum Route {
 /// A request, classified.
 pub(crate) struct Classified {
     pub id: RequestId,
-    pub method: String,
+    /// A served method's name ([`params::method_name`]), or the request's own text.
+    pub method: Cow<'static, str>,
     pub route: Route,
     /// What `_meta` says: the modern envelope, or a legacy request's `progressToken`.
     pub meta: RequestMeta,
@@ -303,7 +309,7 @@ impl Answer {
 
 fn classify(
     id: RequestId,
-    method: String,
+    method: Cow<'static, str>,
     body: Body,
     meta: Option<RequestMeta>,
     headers: Option<&dyn Headers>,
@@ -314,7 +320,7 @@ fn classify(
             .and_then(|h| h.text(PROTOCOL_VERSION_HEADER))
             .and_then(ProtocolVersion::parse)
             .is_some_and(|v| v.era() == Era::Modern);
-    let route = match (claimed, method.as_str()) {
+    let route = match (claimed, &*method) {
         (true, _) => Route::Modern,
         (false, "server/discover") => Route::Probe,
         (false, _) => Route::Legacy,
@@ -325,7 +331,7 @@ fn classify(
 impl Classified {
     /// Whether a legacy HTTP request needs a session.
     pub fn session_use(&self) -> SessionUse {
-        match (self.route, self.method.as_str()) {
+        match (self.route, &*self.method) {
             (Route::Modern, _) => SessionUse::None,
             (Route::Probe, _) => SessionUse::Optional,
             (Route::Legacy, "initialize") => SessionUse::Opens,
@@ -431,6 +437,8 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
             r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"nope","params":{}}"#,
+            // A method with an escape (the general way unescapes it).
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools\/list"}"#,
             // Values that do not read: in `_meta`, in the params, the envelope's.
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":7}}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","_meta":{"progressToken":1.5}}}"#,
@@ -446,7 +454,8 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"ping"} x"#,
             r#"["2.0",1,"ping"]"#,
         ];
-        let shown = |(id, method, parsed): &(_, String, _)| format!("{id:?} {method} {parsed:?}");
+        let shown =
+            |(id, method, parsed): &(_, std::borrow::Cow<'static, str>, _)| format!("{id:?} {method} {parsed:?}");
         for text in &read {
             let one = one_pass(text, |id, method, parsed| (id, method, parsed))
                 .unwrap_or_else(|| panic!("not read in one pass: {text}"));
@@ -455,6 +464,13 @@ mod tests {
         }
         for text in general {
             assert!(one_pass(text, |_, _, _| ()).is_none(), "read in one pass: {text}");
+        }
+        // Either way, a served method is kept as its name, not a copy of the text.
+        for text in
+            [r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#, r#"{"jsonrpc":"2.0","id":1,"method":"tools\/list"}"#]
+        {
+            let Ok(super::Message::Request(req)) = super::parse(text, None) else { panic!("no request: {text}") };
+            assert!(matches!(req.method, std::borrow::Cow::Borrowed("tools/list")), "{text}: {:?}", req.method);
         }
     }
 

@@ -17,6 +17,7 @@ use serde::Deserialize;
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{Deserializer, Error as _, MapAccess, Visitor};
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -194,6 +195,38 @@ impl IntoMeta for JsonObject {
     }
 }
 
+/// Every method [`parse_body`] serves (tools/call first: it is the one most requests name). A request keeps
+/// its method as one of these rather than a copy of its text ([`method_name`]); a name missing here costs
+/// only that copy.
+const SERVED: [&str; 18] = [
+    "tools/call",
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "prompts/get",
+    "resources/read",
+    "completion/complete",
+    "initialize",
+    "ping",
+    "server/discover",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    METHOD_LISTEN,
+    METHOD_TASKS_GET,
+    METHOD_TASKS_CANCEL,
+    METHOD_TASKS_UPDATE,
+];
+
+/// A request's method as it is kept: the served name it is, or its own text.
+pub(crate) fn method_name(text: Cow<'_, str>) -> Cow<'static, str> {
+    match SERVED.into_iter().find(|served| *served == text) {
+        Some(served) => Cow::Borrowed(served),
+        None => Cow::Owned(text.into_owned()),
+    }
+}
+
 /// Parses params for `method`, returning them with their `_meta` taken out.
 pub(crate) fn parse_body<'de, R: Reader<'de>>(
     method: &str,
@@ -247,5 +280,22 @@ pub(crate) fn parse_body<'de, R: Reader<'de>>(
             parse!(UpdateTaskParams, |p| Body::TaskUpdate { task_id: p.task_id, responses: p.input_responses })
         }
         _ => reader.unknown(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kept_name_is_a_served_method() {
+        for name in SERVED {
+            let (body, _) = parse_text(name, "{}");
+            assert!(!matches!(body, Body::Unknown), "{name} is kept as served, but parse_body does not serve it");
+            assert!(matches!(method_name(Cow::Owned(name.to_owned())), Cow::Borrowed(kept) if kept == name));
+        }
+        let (body, _) = parse_text("tools/calls", "{}");
+        assert!(matches!(body, Body::Unknown));
+        assert!(matches!(method_name(Cow::Borrowed("tools/calls")), Cow::Owned(text) if text == "tools/calls"));
     }
 }

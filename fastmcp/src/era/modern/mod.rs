@@ -100,7 +100,7 @@ pub(crate) fn admit(
     let envelope = envelope::open(id, meta).map_err(|e| refuse(Status::BadRequest, &e))?;
     match body {
         Body::Unknown => return Err(refuse(Status::NotFound, &ErrorObject::method_not_found(method))),
-        _ if REMOVED.contains(&method.as_str()) => {
+        _ if REMOVED.contains(&&**method) => {
             let e = ErrorObject::new(
                 codes::METHOD_NOT_FOUND,
                 format!("Method not found: {method} was removed in protocol revision 2026-07-28"),
