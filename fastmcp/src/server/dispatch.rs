@@ -72,7 +72,7 @@ pub(crate) fn tool_failure(error: Error, delivery: Delivery) -> Result<CallToolR
 /// the registry it was resolved against, so every round of it sees one registry.
 pub(crate) struct Prepared<'a> {
     server: &'a Server,
-    registry: Arc<Registry>,
+    registry: &'a Registry,
     target: Target<'a>,
     /// Whom request state is bound to.
     principal: Option<Principal>,
@@ -81,8 +81,8 @@ pub(crate) struct Prepared<'a> {
 
 enum Target<'a> {
     List { list: List, cursor: Option<&'a str> },
-    Tool { entry: Arc<ToolEntry>, arguments: Option<&'a RawValue> },
-    Prompt { name: &'a str, entry: Arc<PromptEntry>, arguments: Option<&'a BTreeMap<String, String>> },
+    Tool { entry: &'a ToolEntry, arguments: Option<&'a RawValue> },
+    Prompt { name: &'a str, entry: &'a PromptEntry, arguments: Option<&'a BTreeMap<String, String>> },
     Read { uri: &'a str, handler: Arc<dyn ResourceHandler>, variables: Variables, hint: CacheHint, chain: Chain },
     Complete(&'a CompleteParams),
 }
@@ -90,10 +90,11 @@ enum Target<'a> {
 impl Server {
     /// Resolves a request against the registry for `caller`: a component it may not use is refused (see
     /// [`access`](super::access)), an unknown tool or prompt is `-32602`, an unknown resource "resource not
-    /// found". `registry` is the snapshot the request was admitted against, so what was checked is what runs.
+    /// found". `registry` is the snapshot the request was admitted against, so what was checked is what runs;
+    /// what it resolves to is borrowed from it (a reference count is an atomic add and subtract a request).
     pub(crate) fn prepare<'a>(
         &'a self,
-        registry: Arc<Registry>,
+        registry: &'a Registry,
         call: &'a Call,
         caller: Option<&'a AccessToken>,
     ) -> Result<Prepared<'a>, Error> {
@@ -103,14 +104,14 @@ impl Server {
             Call::Tool { name, arguments } => {
                 let entry =
                     registry.tools.get(name).ok_or_else(|| Error::invalid_params(format!("Unknown tool: {name}")))?;
-                Target::Tool { entry: entry.clone(), arguments: arguments.as_deref() }
+                Target::Tool { entry, arguments: arguments.as_deref() }
             }
             Call::Prompt { name, arguments } => {
                 let entry = registry
                     .prompts
                     .get(name)
                     .ok_or_else(|| Error::invalid_params(format!("Unknown prompt: {name}")))?;
-                Target::Prompt { name, entry: entry.clone(), arguments: arguments.as_ref() }
+                Target::Prompt { name, entry, arguments: arguments.as_ref() }
             }
             Call::Read { uri } => {
                 let resolved = registry.resolve(uri).ok_or_else(|| Error::resource_not_found(uri))?;
@@ -128,7 +129,7 @@ impl Server {
 
 impl<'a> Prepared<'a> {
     /// The tool a `tools/call` reaches.
-    pub fn tool(&self) -> Option<&Arc<ToolEntry>> {
+    pub fn tool(&self) -> Option<&'a ToolEntry> {
         match &self.target {
             Target::Tool { entry, .. } => Some(entry),
             _ => None,
@@ -231,7 +232,7 @@ impl<'a> Prepared<'a> {
                     Err(e) => Outcome::Error(e),
                 }
             }
-            Target::Complete(params) => match complete(&self.registry, params).await {
+            Target::Complete(params) => match complete(self.registry, params).await {
                 Ok(reply) => Outcome::Complete(reply),
                 Err(e) => Outcome::Error(e),
             },

@@ -152,7 +152,8 @@ fn context(
 
 /// A request dispatch serves: the shim takes over when the handler suspends.
 async fn call_handler(server: &Server, method: &str, call: Call, ctx: &Context, link: &LegacyLink) -> Outcome {
-    let prepared = match server.prepare(server.registry(), &call, ctx.auth()) {
+    let registry = server.registry();
+    let prepared = match server.prepare(&registry, &call, ctx.auth()) {
         Ok(prepared) => prepared,
         Err(e) => return Outcome::Error(e),
     };

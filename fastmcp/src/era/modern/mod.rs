@@ -220,7 +220,7 @@ async fn serve_call(
     call: Call,
     retry: Retry,
 ) -> Wire {
-    let prepared = match server.prepare(registry, &call, ctx.auth()) {
+    let prepared = match server.prepare(&registry, &call, ctx.auth()) {
         Ok(prepared) => prepared,
         Err(e) => return Wire::Error(e),
     };
