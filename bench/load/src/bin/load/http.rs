@@ -17,10 +17,23 @@ use crate::measure::{Tally, Window};
 use crate::reply::{self, Reply};
 use crate::scenario::{self, Op, Outgoing, Scenario};
 
-/// Runs `conns` clients of `scenario` against `addr` over `window`.
-pub async fn run(addr: SocketAddr, quickack: bool, scenario: Scenario, conns: usize, window: Window) -> Tally {
-    let tasks: Vec<_> =
-        (0..conns).map(|slot| tokio::spawn(client(addr, quickack, scenario, slot as u64, window))).collect();
+/// Runs `conns` clients of `scenario` against `addr` over `window`, each sending as soon as it is answered,
+/// or at `rate` requests a second in all.
+pub async fn run(
+    addr: SocketAddr,
+    quickack: bool,
+    scenario: Scenario,
+    conns: usize,
+    window: Window,
+    rate: Option<f64>,
+) -> Tally {
+    let start = Instant::now();
+    let tasks: Vec<_> = (0..conns)
+        .map(|slot| {
+            let pace = rate.map(|rate| Pace::new(start, rate, conns, slot));
+            tokio::spawn(client(addr, quickack, scenario, slot as u64, window, pace))
+        })
+        .collect();
     let mut total = Tally::default();
     for task in tasks {
         match task.await {
@@ -29,6 +42,32 @@ pub async fn run(addr: SocketAddr, quickack: bool, scenario: Scenario, conns: us
         }
     }
     total
+}
+
+/// When a connection's requests are due at a fixed rate.
+struct Pace {
+    next: Instant,
+    interval: Duration,
+}
+
+impl Pace {
+    /// Connection `slot` of `conns` sharing `rate` requests a second: every `conns / rate` seconds, the
+    /// connections' schedules staggered evenly.
+    fn new(start: Instant, rate: f64, conns: usize, slot: usize) -> Self {
+        let interval = Duration::from_secs_f64(conns as f64 / rate);
+        Self { next: start + interval.mul_f64(slot as f64 / conns as f64), interval }
+    }
+
+    /// Waits until the next request is due; returns when it counts from (see the crate's `--rate`).
+    async fn due(&mut self) -> Instant {
+        let due = self.next;
+        self.next += self.interval;
+        if Instant::now() >= due {
+            return due;
+        }
+        tokio::time::sleep_until(due.into()).await;
+        Instant::now()
+    }
 }
 
 /// A failed request.
@@ -41,7 +80,14 @@ enum Failure {
 
 /// One connection: connects (again after a failure), opens its session when the scenario has one, then runs
 /// ops back to back until the window ends.
-async fn client(addr: SocketAddr, quickack: bool, scenario: Scenario, slot: u64, window: Window) -> Tally {
+async fn client(
+    addr: SocketAddr,
+    quickack: bool,
+    scenario: Scenario,
+    slot: u64,
+    window: Window,
+    mut pace: Option<Pace>,
+) -> Tally {
     let mut tally = Tally::default();
     let mut seq = 0;
     let mut id = 0;
@@ -78,7 +124,10 @@ async fn client(addr: SocketAddr, quickack: bool, scenario: Scenario, slot: u64,
             let started = Instant::now();
             loop {
                 id += 1;
-                let sent = Instant::now();
+                let sent = match &mut pace {
+                    Some(pace) => pace.due().await,
+                    None => Instant::now(),
+                };
                 let outcome = link.call(op.request(id)).await;
                 let done = Instant::now();
                 match outcome.map(|reply| op.check(reply)) {

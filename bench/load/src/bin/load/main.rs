@@ -5,6 +5,7 @@
 //! ```text
 //! load run (--addr IP:PORT [--pid PID] | --stdio --server-cmd "PROGRAM ARGS") --scenario SCENARIO
 //!          [--conns C | --inflight N] [--warmup SECS] [--duration SECS] [--threads N] [--quickack]
+//!          [--rate R]
 //!          [key=value ...]
 //! load sessions --addr IP:PORT --pid PID [--count N] [--conns N] [--warm N] [key=value ...]
 //! load ports N            N free loopback ports, one a line
@@ -20,6 +21,13 @@
 //! (TCP_QUICKACK after each read) instead of delaying its ACK: a server whose response leaves in several
 //! writes on a socket without TCP_NODELAY then waits one loopback round trip for that ACK rather than the
 //! delayed-ACK timer (~40 ms on Linux).
+//!
+//! `--rate R` (HTTP) offers R requests a second in all instead of sending each connection's next request as
+//! soon as the last is answered: latencies are then compared at one load, not at whatever rate each server
+//! draws from a closed loop (where the faster server also saturates the machine it shares with the load).
+//! A request sent late, because its connection still waited for the previous answer, counts from when it
+//! was due (no coordinated omission); one sent on time counts from when it went out, so the timer's 1 ms
+//! granularity is not charged to the server.
 //!
 //! `run` prints one line of `key=value` fields, the extra `key=value` arguments first (see
 //! [`measure::line`]); `sessions` prints one too (see [`sessions`]).
@@ -56,7 +64,7 @@ pub fn usage(what: &str) -> ! {
 }
 
 enum Target {
-    Http { addr: SocketAddr, pid: Option<u32>, conns: usize, threads: usize, quickack: bool },
+    Http { addr: SocketAddr, pid: Option<u32>, conns: usize, threads: usize, quickack: bool, rate: Option<f64> },
     Stdio { command: String, inflight: usize },
 }
 
@@ -78,7 +86,7 @@ fn is_tag(arg: &str) -> bool {
 }
 
 fn parse_run(args: &[String]) -> RunArgs {
-    let (mut addr, mut pid, mut conns, mut threads, mut quickack) = (None, None, None, 0, false);
+    let (mut addr, mut pid, mut conns, mut threads, mut quickack, mut rate) = (None, None, None, 0, false, None);
     let (mut stdio, mut command, mut inflight) = (false, None, None);
     let (mut scenario, mut warmup, mut duration, mut tags) = (None, 1.0, 3.0, Vec::new());
     let mut it = args.iter();
@@ -89,6 +97,7 @@ fn parse_run(args: &[String]) -> RunArgs {
             "--conns" => conns = Some(value::<usize>(&mut it, "--conns N").max(1)),
             "--threads" => threads = value(&mut it, "--threads N"),
             "--quickack" => quickack = true,
+            "--rate" => rate = Some(value::<f64>(&mut it, "--rate REQUESTS_PER_SECOND")).filter(|r| *r > 0.0),
             "--stdio" => stdio = true,
             "--server-cmd" => command = Some(value::<String>(&mut it, "--server-cmd \"PROGRAM ARGS\"")),
             "--inflight" => inflight = Some(value::<usize>(&mut it, "--inflight N").max(1)),
@@ -108,13 +117,13 @@ fn parse_run(args: &[String]) -> RunArgs {
         (false, Some(addr)) if command.is_none() && inflight.is_none() => {
             let conns = conns.unwrap_or(1);
             let threads = if threads == 0 { conns.clamp(1, 2) } else { threads };
-            Target::Http { addr, pid, conns, threads, quickack }
+            Target::Http { addr, pid, conns, threads, quickack, rate }
         }
-        (true, None) if conns.is_none() && pid.is_none() => Target::Stdio {
+        (true, None) if conns.is_none() && pid.is_none() && rate.is_none() => Target::Stdio {
             command: command.unwrap_or_else(|| usage("--server-cmd with --stdio")),
             inflight: inflight.unwrap_or(1),
         },
-        _ => usage("either --addr (with --conns, --pid, --threads) or --stdio (with --server-cmd, --inflight)"),
+        _ => usage("either --addr (with --conns, --pid, --threads, --rate) or --stdio (with --server-cmd, --inflight)"),
     };
     RunArgs {
         target,
@@ -128,7 +137,7 @@ fn parse_run(args: &[String]) -> RunArgs {
 fn run(args: RunArgs) {
     let multi = args.scenario.rounds() > 1;
     let line = match args.target {
-        Target::Http { addr, pid, conns, threads, quickack } => {
+        Target::Http { addr, pid, conns, threads, quickack, rate } => {
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(threads)
                 .enable_all()
@@ -136,7 +145,7 @@ fn run(args: RunArgs) {
                 .expect("a tokio runtime");
             let window = measure::Window::new(args.warmup, args.duration);
             let sampler = measure::CpuSampler::start(pid, window);
-            let tally = runtime.block_on(http::run(addr, quickack, args.scenario, conns, window));
+            let tally = runtime.block_on(http::run(addr, quickack, args.scenario, conns, window, rate));
             measure::line(&args.tags, &window, tally, multi, sampler.finish(), None)
         }
         Target::Stdio { command, inflight } => {
