@@ -68,8 +68,8 @@ pub(crate) fn tool_failure(error: Error, delivery: Delivery) -> Result<CallToolR
     if readable { Ok(CallToolResult::error(error.to_string())) } else { Err(error) }
 }
 
-/// A request resolved against the registry: the handler it reaches and the parsed params it reads. It keeps
-/// the registry it was resolved against, so every round of it sees one registry.
+/// A request resolved against the registry: the handler it reaches and the parsed params it reads. It borrows
+/// the registry snapshot it was resolved against, so every round of it sees one registry.
 pub(crate) struct Prepared<'a> {
     server: &'a Server,
     registry: &'a Registry,
