@@ -86,9 +86,12 @@ pub(crate) fn parse(text: &str, headers: Option<&dyn Headers>) -> Result<Message
     })
 }
 
+/// A request's params as [`params::parse_body`] reads them, with their `_meta`.
+type Params = (Body, Option<RequestMeta>);
+
 /// A message read the general way: a request's parts, or a message that is no request.
 enum General {
-    Request(RequestId, Cow<'static, str>, (Body, Option<RequestMeta>)),
+    Request(RequestId, Cow<'static, str>, Params),
     Other(Message),
 }
 
@@ -111,14 +114,11 @@ fn read_generally(text: &str) -> Result<General, Rejected> {
 }
 
 /// A request read in one pass: its params parsed for its method as the message is (`_meta`'s values into
-/// their types), none copied, its parts given to `made` where they are read. Clients write the method before the params; for anything else (params
-/// first, a notification or response, a method no era serves, a value that does not read, a repeated key)
-/// it is `None`, and [`parse`] reads the message the general way, which words the errors. So this pass
-/// only ever agrees with that one: it answers only where every check passes.
-fn one_pass<T>(
-    text: &str,
-    made: impl FnOnce(RequestId, Cow<'static, str>, (Body, Option<RequestMeta>)) -> T,
-) -> Option<T> {
+/// their types), none copied, its parts given to `made` where they are read. Clients write the method before
+/// the params; for anything else (params first, a notification or response, a method no era serves, a value
+/// that does not read, a repeated key) it is `None`, and [`parse`] reads the message the general way, which
+/// words the errors. So this pass only ever agrees with that one: it answers only where every check passes.
+fn one_pass<T>(text: &str, made: impl FnOnce(RequestId, Cow<'static, str>, Params) -> T) -> Option<T> {
     use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, Visitor};
 
     #[derive(Deserialize)]
@@ -134,16 +134,16 @@ fn one_pass<T>(
         Other,
     }
 
-    struct Params<'m>(&'m str);
-    impl<'de> DeserializeSeed<'de> for Params<'_> {
-        type Value = (Body, Option<RequestMeta>);
+    struct ParamsOf<'m>(&'m str);
+    impl<'de> DeserializeSeed<'de> for ParamsOf<'_> {
+        type Value = Params;
         fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
             params::parse_body(self.0, params::Stream(d))
         }
     }
 
     struct Envelope<F>(F);
-    impl<'de, T, F: FnOnce(RequestId, Cow<'static, str>, (Body, Option<RequestMeta>)) -> T> Visitor<'de> for Envelope<F> {
+    impl<'de, T, F: FnOnce(RequestId, Cow<'static, str>, Params) -> T> Visitor<'de> for Envelope<F> {
         type Value = T;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str("a JSON-RPC request")
@@ -165,7 +165,7 @@ fn one_pass<T>(
                     Field::Method if method.is_none() => method = Some(map.next_value()?),
                     Field::Params if params.is_none() => {
                         let method = method.ok_or_else(unread)?;
-                        params = Some(map.next_value_seed(Params(method))?);
+                        params = Some(map.next_value_seed(ParamsOf(method))?);
                     }
                     Field::Other => {
                         map.next_value::<IgnoredAny>()?;

@@ -195,15 +195,11 @@ impl IntoMeta for JsonObject {
     }
 }
 
-/// Every method [`parse_body`] serves (tools/call first: it is the one most requests name). A request keeps
-/// its method as one of these rather than a copy of its text ([`method_name`]); a name missing here costs
-/// only that copy.
-const SERVED: [&str; 18] = [
+/// Every method [`parse_body`] serves but the lists, whose names [`List::method`] has (tools/call first: it is
+/// the one most requests name). A request keeps its method as one of these rather than a copy of its text
+/// ([`method_name`]); a name missing here costs only that copy.
+const SERVED: [&str; 14] = [
     "tools/call",
-    "tools/list",
-    "prompts/list",
-    "resources/list",
-    "resources/templates/list",
     "prompts/get",
     "resources/read",
     "completion/complete",
@@ -221,7 +217,8 @@ const SERVED: [&str; 18] = [
 
 /// A request's method as it is kept: the served name it is, or its own text.
 pub(crate) fn method_name(text: Cow<'_, str>) -> Cow<'static, str> {
-    match SERVED.into_iter().find(|served| *served == text) {
+    let served = SERVED.into_iter().find(|served| *served == text).or_else(|| List::of(&text).map(List::method));
+    match served {
         Some(served) => Cow::Borrowed(served),
         None => Cow::Owned(text.into_owned()),
     }
@@ -289,7 +286,8 @@ mod tests {
 
     #[test]
     fn every_kept_name_is_a_served_method() {
-        for name in SERVED {
+        let lists = ["tools/list", "prompts/list", "resources/list", "resources/templates/list"];
+        for name in SERVED.into_iter().chain(lists) {
             let (body, _) = parse_text(name, "{}");
             assert!(!matches!(body, Body::Unknown), "{name} is kept as served, but parse_body does not serve it");
             assert!(matches!(method_name(Cow::Owned(name.to_owned())), Cow::Borrowed(kept) if kept == name));
