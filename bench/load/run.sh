@@ -11,6 +11,7 @@
 #   SCENARIOS ("modern-call legacy-call legacy-stateless modern-list mrtr"; legacy-list too),
 #   STDIO_SCENARIOS ("modern-call modern-list"; mrtr, legacy-call and legacy-list too; empty: no stdio),
 #   SERVERS ("fastmcp rmcp bare"; set but empty: only EXTRA), EXTRA ("NAME=PATH ..." more fastmcp_server builds),
+#   RATES ("0.25 0.5"; check: "0.5"; empty: none) the open-loop modern-call cells at the largest C,
 #   SESSIONS (10000; 0 skips the idle-session measurement), SHIPPED_ROUNDS (0) and SHIPPED_DURATION (2 s)
 #   for the as-shipped TCP table, PROFILE (release; debug under --check), RAW (target/load-raw.txt).
 set -euo pipefail
@@ -35,7 +36,7 @@ if ((CHECK)); then
     # Correctness only: every cell briefly; a debug build is the quicker one from clean (README.md).
     # It also covers the scenarios a default run leaves out (legacy-list; over stdio mrtr and the legacy era).
     ROUNDS=${ROUNDS:-1} WARMUP=${WARMUP:-0.2} DURATION=${DURATION:-0.3} SESSIONS=${SESSIONS:-200}
-    SHIPPED_ROUNDS=${SHIPPED_ROUNDS:-0} PROFILE=${PROFILE:-debug}
+    SHIPPED_ROUNDS=${SHIPPED_ROUNDS:-0} PROFILE=${PROFILE:-debug} RATES=${RATES-0.5}
     SCENARIOS=${SCENARIOS-"modern-call legacy-call legacy-stateless legacy-list modern-list mrtr"}
     STDIO_SCENARIOS=${STDIO_SCENARIOS-"modern-call modern-list mrtr legacy-call legacy-list"}
 fi
@@ -50,6 +51,7 @@ SCENARIOS=${SCENARIOS-"modern-call legacy-call legacy-stateless modern-list mrtr
 STDIO_SCENARIOS=${STDIO_SCENARIOS-"modern-call modern-list"}
 SERVERS=${SERVERS-"fastmcp rmcp bare"} # empty: only EXTRA
 EXTRA=${EXTRA:-}
+RATES=${RATES-"0.25 0.5"}
 SESSIONS=${SESSIONS:-10000}
 SHIPPED_ROUNDS=${SHIPPED_ROUNDS:-0}
 SHIPPED_DURATION=${SHIPPED_DURATION:-2}
@@ -66,6 +68,7 @@ for s in $STDIO_SCENARIOS; do
         die "STDIO_SCENARIOS: unknown scenario $s (modern-call modern-list mrtr legacy-call legacy-list)"
 done
 has "$PROFILE" "release debug" || die "PROFILE must be release or debug"
+for f in $RATES; do [[ $f =~ ^(0?\.[0-9]+|1(\.0*)?)$ ]] || die "RATES: $f is not a fraction in (0, 1]"; done
 
 B=target/$PROFILE
 # The servers, in the order given: BIN[name] is the binary started for name.
@@ -132,15 +135,19 @@ trap stop_servers EXIT INT TERM
 
 vmhwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
 
-# http_cell TCP SCENARIO CONNS ROUNDS DURATION: fresh servers (each of IMPLS that serves SCENARIO) on free
-# loopback ports, ROUNDS rounds against each (the order rotated by one every round), then each one's peak RSS.
+# http_cell TCP SCENARIO CONNS ROUNDS DURATION [OFFERED RATE]: fresh servers (each of IMPLS that serves
+# SCENARIO) on free loopback ports, ROUNDS rounds against each (the order rotated by one every round), then
+# each one's peak RSS. With OFFERED (a fraction, the lines' label) and RATE (requests a second): open loop,
+# every server but rmcp offered RATE (see rate_cells).
 http_cell() {
-    local tcp=$1 scenario=$2 conns=$3 rounds=$4 duration=$5
-    local quick=() threads=() impls=() imp flags
+    local tcp=$1 scenario=$2 conns=$3 rounds=$4 duration=$5 offered=${6:-} rate=${7:-}
+    local quick=() threads=() impls=() open=() imp flags
     flags=$(mode_flags "$scenario")
     [[ $tcp == quickack ]] && quick=(--quickack)
     if [[ -n $THREADS ]]; then threads=(--threads "$THREADS"); fi
+    [[ -n $offered ]] && open=(--rate "$rate" offered="$offered" rate="$rate")
     for imp in "${IMPLS[@]}"; do
+        [[ -n $offered && $imp == rmcp ]] && continue
         if serves "$imp" "$scenario"; then impls+=("$imp"); fi
     done
     local n=${#impls[@]}
@@ -163,16 +170,37 @@ http_cell() {
         for i in $(seq 0 $((n - 1))); do
             imp=${impls[$(((round - 1 + i) % n))]}
             "$B/load" run --addr "127.0.0.1:${port[$imp]}" --pid "${pid[$imp]}" --scenario "$scenario" \
-                --conns "$conns" --warmup "$WARMUP" --duration "$duration" "${quick[@]}" "${threads[@]}" \
+                --conns "$conns" --warmup "$WARMUP" --duration "$duration" "${quick[@]}" "${threads[@]}" "${open[@]}" \
                 transport=http tcp="$tcp" scenario="$scenario" level="$conns" impl="$imp" round="$round" |
                 tee -a "$RAW"
         done
     done
     for imp in "${impls[@]}"; do
-        echo "kind=rss transport=http tcp=$tcp scenario=$scenario level=$conns impl=$imp vmhwm_kb=$(vmhwm_kb "${pid[$imp]}")" |
+        echo "kind=rss transport=http tcp=$tcp scenario=$scenario level=$conns ${offered:+offered=$offered }impl=$imp vmhwm_kb=$(vmhwm_kb "${pid[$imp]}")" |
             tee -a "$RAW"
     done
     stop_servers
+}
+
+# rate_cells: HTTP modern-call at the largest C again, open loop, once for each fraction in RATES of the
+# slowest closed-loop req/s there among the servers but rmcp, all of them offered that rate: p99 at one load,
+# where the closed loop compares each server at the rate it draws (README.md, "Latency at one load"). rmcp
+# sits out: at a quarter of the others' rate, a fraction of theirs would overload it.
+rate_cells() {
+    local level=0 slowest= imp rps frac c rate
+    for c in $CONNS; do if ((c > level)); then level=$c; fi; done
+    has modern-call "$SCENARIOS" && [[ -n $RATES ]] || return 0
+    for imp in "${IMPLS[@]}"; do
+        [[ $imp == rmcp ]] && continue
+        rps=$("$B/load" rps "$RAW" transport=http tcp=quickack scenario=modern-call level="$level" impl="$imp")
+        if [[ -z $slowest ]] || ((rps < slowest)); then slowest=$rps; fi
+    done
+    [[ -n $slowest ]] || return 0
+    for frac in $RATES; do
+        rate=$(awk "BEGIN { printf \"%d\", $frac * $slowest }")
+        ((rate > 0)) || die "RATES: $frac of $slowest req/s is no rate"
+        http_cell quickack modern-call "$level" "$ROUNDS" "$DURATION" "$frac" "$rate"
+    done
 }
 
 # stdio_cell SCENARIO INFLIGHT: ROUNDS rounds, each server once a round (rotated), each run a fresh child of
@@ -220,6 +248,7 @@ http_suite() {
 }
 
 http_suite quickack "$ROUNDS" "$DURATION"
+rate_cells
 for inflight in $INFLIGHT; do
     for scenario in $STDIO_SCENARIOS; do
         stdio_cell "$scenario" "$inflight"

@@ -13,6 +13,8 @@
 //! load summarize FILE [key=value ...] [--main]
 //!                         the tables from the result lines in FILE (those whose fields match)
 //! load check FILE         exit 1 if any run in FILE had an error or no answer
+//! load rps FILE key=value ...
+//!                         the median req/s of the one closed-loop cell and server the fields select
 //! ```
 //!
 //! Scenarios: `modern-call`, `modern-list`, `legacy-call`, `legacy-stateless`, `legacy-list`, `mrtr` (see
@@ -54,7 +56,8 @@ fn main() {
         Some("wait") => wait(args.get(1).and_then(|a| a.parse().ok()).unwrap_or_else(|| usage("wait ADDR"))),
         Some("summarize") => summary::summarize(args.get(1).unwrap_or_else(|| usage("summarize FILE")), &args[2..]),
         Some("check") => summary::check(args.get(1).unwrap_or_else(|| usage("check FILE"))),
-        _ => usage("a command: run, sessions, ports, wait, summarize or check"),
+        Some("rps") => summary::rps(args.get(1).unwrap_or_else(|| usage("rps FILE key=value ...")), &args[2..]),
+        _ => usage("a command: run, sessions, ports, wait, summarize, check or rps"),
     }
 }
 

@@ -1,8 +1,9 @@
 //! `load summarize` and `load check`: the tables (and the verdict) from the raw result lines `run.sh`
 //! collects, one `key=value` line per run, per peak-RSS reading and per idle-session measurement.
 //!
-//! Lines are grouped into cells by `transport`, `scenario` and `level` (connections over HTTP, requests in
-//! flight over stdio), and within a cell by server (`impl`), in the order they first appear. Each server's
+//! Lines are grouped into cells by `transport`, `scenario`, `level` (connections over HTTP, requests in
+//! flight over stdio) and `offered` (the open-loop runs' fraction, see `run.sh`'s `RATES`; none for the
+//! closed loops), and within a cell by server (`impl`), in the order they first appear. Each server's
 //! figure in a cell is the median over its rounds (errors are summed); peak RSS is the cell's `kind=rss`
 //! line (HTTP: one server process per cell) or the largest `vmhwm_kb` of its runs (stdio: one per run).
 
@@ -33,6 +34,8 @@ struct Cell {
     transport: String,
     scenario: String,
     level: u64,
+    /// An open-loop cell's offered load, as a fraction of a closed-loop rate (`run.sh` says which).
+    offered: Option<String>,
 }
 
 /// One server's figures in one cell.
@@ -75,8 +78,21 @@ struct Data {
 }
 
 impl Data {
+    /// A closed-loop cell's figures.
     fn get(&self, transport: &str, scenario: &str, level: u64, server: &str) -> Option<&Stats> {
-        let cell = Cell { transport: transport.into(), scenario: scenario.into(), level };
+        self.get_at(transport, scenario, level, None, server)
+    }
+
+    fn get_at(
+        &self,
+        transport: &str,
+        scenario: &str,
+        level: u64,
+        offered: Option<&str>,
+        server: &str,
+    ) -> Option<&Stats> {
+        let offered = offered.map(str::to_owned);
+        let cell = Cell { transport: transport.into(), scenario: scenario.into(), level, offered };
         self.stats.get(&(cell, server.to_owned()))
     }
 }
@@ -124,7 +140,8 @@ fn load(path: &str, filters: &[String]) -> Data {
         else {
             continue;
         };
-        let cell = Cell { transport: transport.to_string(), scenario: scenario.to_string(), level };
+        let offered = f.get("offered").map(|o| o.to_string());
+        let cell = Cell { transport: transport.to_string(), scenario: scenario.to_string(), level, offered };
         if !data.cells.contains(&cell) {
             data.cells.push(cell.clone());
         }
@@ -197,6 +214,7 @@ pub fn summarize(path: &str, args: &[String]) {
     if main_only {
         return;
     }
+    offered_table(&data);
     mrtr_table(&data);
     sessions_table(&data);
     targets_table(&data);
@@ -207,7 +225,7 @@ fn main_table(data: &Data) {
         "| transport | scenario | C / in flight | server | req/s | req/s range | p50 µs | p99 µs | CPU µs/req | peak RSS MiB | errors |"
     );
     println!("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|");
-    for cell in &data.cells {
+    for cell in data.cells.iter().filter(|c| c.offered.is_none()) {
         let here: Vec<(&String, &Stats)> =
             data.servers[cell].iter().filter_map(|s| Some((s, data.stats.get(&(cell.clone(), s.clone()))?))).collect();
         let row = |label: &str, s: &Stats| {
@@ -244,6 +262,35 @@ fn main_table(data: &Data) {
                     times(ratio(s.rss_kb, b.rss_kb)),
                 );
             }
+        }
+    }
+}
+
+/// The open-loop cells: latency with every server offered the same requests a second.
+fn offered_table(data: &Data) {
+    let cells: Vec<&Cell> = data.cells.iter().filter(|c| c.offered.is_some()).collect();
+    if cells.is_empty() {
+        return;
+    }
+    println!();
+    println!("At one offered load: each server sent the same requests a second, a fraction (\"offered\") of the");
+    println!("slower one's closed-loop req/s in the cell above; a request sent late counts from when it was due.");
+    println!();
+    println!("| transport | scenario | C | offered | server | req/s | p50 µs | p99 µs | CPU µs/req | errors |");
+    println!("|---|---|---:|---:|---|---:|---:|---:|---:|---:|");
+    for cell in cells {
+        let offered = cell.offered.as_deref().unwrap_or_default();
+        let lead = format!("| {} | {} | {} | {offered}×", cell.transport, cell.scenario, cell.level);
+        let here: Vec<(&String, &Stats)> =
+            data.servers[cell].iter().filter_map(|s| Some((s, data.stats.get(&(cell.clone(), s.clone()))?))).collect();
+        for (server, s) in &here {
+            let (rps, p50, p99, cpu) = (fmt(s.rps, 0), fmt(s.p50, 0), fmt(s.p99, 0), fmt(s.cpu, 1));
+            println!("{lead} | {server} | {rps} | {p50} | {p99} | {cpu} | {:.0} |", s.errors);
+        }
+        let Some((_, b)) = here.iter().find(|(s, _)| s.as_str() == "bare") else { continue };
+        for (server, s) in here.iter().filter(|(s, _)| s.as_str() != "bare") {
+            let (p50, p99, cpu) = (times(ratio(s.p50, b.p50)), times(ratio(s.p99, b.p99)), times(ratio(s.cpu, b.cpu)));
+            println!("{lead} | **{server}/bare** | | {p50} | **{p99}** | {cpu} | |");
         }
     }
 }
@@ -347,6 +394,8 @@ enum Measure {
     Rps(&'static str, u64),
     /// p99 against the floor's.
     P99(&'static str, u64),
+    /// HTTP p99 against the floor's at one offered load (`offered`), both offered the same requests a second.
+    P99Offered(u64, &'static str),
     /// Peak RSS against the floor's, HTTP `modern-call`.
     Rss(u64),
     /// HTTP `legacy-call` req/s against the same server's `modern-call`.
@@ -367,13 +416,17 @@ impl Measure {
         match self {
             Measure::Rps(transport, level) => vs_bare(transport, level, |s| s.rps),
             Measure::P99(transport, level) => vs_bare(transport, level, |s| s.p99),
+            Measure::P99Offered(level, offered) => ratio(
+                data.get_at("http", "modern-call", level, Some(offered), server)?.p99,
+                data.get_at("http", "modern-call", level, Some(offered), "bare")?.p99,
+            ),
             Measure::Rss(level) => vs_bare("http", level, |s| s.rss_kb),
             Measure::LegacyVsModern(level) => ratio(
                 data.get("http", "legacy-call", level, server)?.rps,
                 data.get("http", "modern-call", level, server)?.rps,
             ),
             Measure::Flow(level) => {
-                let cell = Cell { transport: "http".into(), scenario: "mrtr".into(), level };
+                let cell = Cell { transport: "http".into(), scenario: "mrtr".into(), level, offered: None };
                 flow_cost(data, &cell, server).0
             }
             Measure::SessionBytes => data.sessions.iter().find(|s| s.server == server)?.bytes,
@@ -385,6 +438,11 @@ impl Measure {
 const TARGETS: &[(&str, Measure, Goal)] = &[
     ("HTTP modern tools/call, 64 conns: req/s ÷ bare", Measure::Rps("http", 64), Goal::AtLeast(0.85)),
     ("HTTP modern tools/call, 64 conns: p99 ÷ bare", Measure::P99("http", 64), Goal::AtMost(1.3)),
+    (
+        "HTTP modern tools/call, 64 conns, both offered 0.5× the slower one's req/s: p99 ÷ bare",
+        Measure::P99Offered(64, "0.5"),
+        Goal::AtMost(1.3),
+    ),
     ("HTTP modern tools/call, 1 conn: req/s ÷ bare", Measure::Rps("http", 1), Goal::AtLeast(0.95)),
     ("stdio modern tools/call, one at a time: calls/s ÷ bare", Measure::Rps("stdio", 1), Goal::AtLeast(0.9)),
     ("stdio modern tools/call, 64 in flight: calls/s ÷ bare", Measure::Rps("stdio", 64), Goal::AtLeast(0.85)),
@@ -440,6 +498,23 @@ fn targets_table(data: &Data) {
     }
 }
 
+/// `load rps FILE key=value …`: the median req/s of the one closed-loop cell and server the filters select
+/// (`run.sh` sets its open-loop rates from it); exits 2 when they select none or several.
+pub fn rps(path: &str, filters: &[String]) {
+    match closed_rps(&load(path, filters))[..] {
+        [rps] => println!("{rps:.0}"),
+        ref found => {
+            eprintln!("load rps: {} closed-loop cells and servers in {path} match {filters:?}, not one", found.len());
+            std::process::exit(2)
+        }
+    }
+}
+
+/// The median req/s of every closed-loop cell and server in `data`.
+fn closed_rps(data: &Data) -> Vec<f64> {
+    data.stats.iter().filter(|((cell, _), _)| cell.offered.is_none()).filter_map(|(_, s)| s.rps).collect()
+}
+
 /// `load check FILE`: exits 1 (listing them) if any run had an error or answered nothing, or any session
 /// measurement had an error or opened fewer sessions than asked; 0 otherwise. No timing is judged.
 pub fn check(path: &str) {
@@ -479,4 +554,48 @@ pub fn check(path: &str) {
         eprintln!("  {line}");
     }
     std::process::exit(1);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Raw lines in a file of their own (the summary reads a path, as `run.sh` gives it).
+    fn data(lines: &str, filters: &[&str]) -> Data {
+        let path = std::env::temp_dir().join(format!(
+            "load-summary-{}-{:?}.txt",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        std::fs::write(&path, lines).unwrap();
+        let filters: Vec<String> = filters.iter().map(|f| f.to_string()).collect();
+        let data = load(path.to_str().unwrap(), &filters);
+        std::fs::remove_file(path).unwrap();
+        data
+    }
+
+    const RAW: &str = "\
+transport=http tcp=quickack scenario=modern-call level=64 impl=fastmcp round=1 rps=90000 p99_us=3000 errors=0
+transport=http tcp=quickack scenario=modern-call level=64 impl=bare round=1 rps=80000 p99_us=1000 errors=0
+offered=0.8 rate=64000 transport=http tcp=quickack scenario=modern-call level=64 impl=fastmcp round=1 rps=63990 p99_us=1100 errors=0
+offered=0.8 rate=64000 transport=http tcp=quickack scenario=modern-call level=64 impl=bare round=1 rps=63995 p99_us=1000 errors=0
+";
+
+    #[test]
+    fn an_offered_load_is_a_cell_of_its_own() {
+        let data = data(RAW, &["tcp=quickack"]);
+        assert_eq!(data.cells.len(), 2);
+        assert_eq!(data.get("http", "modern-call", 64, "fastmcp").unwrap().p99, Some(3000.0));
+        assert_eq!(data.get_at("http", "modern-call", 64, Some("0.8"), "fastmcp").unwrap().p99, Some(1100.0));
+        let closed = Measure::P99("http", 64).of(&data, "fastmcp").unwrap();
+        let open = Measure::P99Offered(64, "0.8").of(&data, "fastmcp").unwrap();
+        assert!((closed - 3.0).abs() < 1e-9 && (open - 1.1).abs() < 1e-9, "{closed} {open}");
+    }
+
+    #[test]
+    fn the_rate_base_is_the_closed_loop_cell() {
+        // `load rps` reads the closed loop's median even with open-loop lines of the same server in the file.
+        let data = data(RAW, &["transport=http", "scenario=modern-call", "level=64", "impl=bare"]);
+        assert_eq!(closed_rps(&data), [80000.0]);
+    }
 }
