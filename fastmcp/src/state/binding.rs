@@ -274,6 +274,48 @@ mod tests {
         assert_ne!(ArgumentsDigest::of_json(&json!({"a": "1"})), ArgumentsDigest::of_json(&json!({"a": 1})));
     }
 
+    /// Digests a released build computed: a token minted by an older replica must still open on a newer one,
+    /// so the canonical form may not drift.
+    const PINNED: &[(&str, &str)] = &[
+        (
+            r#"{"service":"billing-api","replicas":3}"#,
+            "ec7f8b3db77ab7af3f97a770d44810e8e428e6e3792a1e212e1677e4281838a6",
+        ),
+        (
+            r#"{"b": [1, 2.0, {"y": null, "x": "é\n"}], "a": true}"#,
+            "a4ebe83a24eab57a1a5bfa170289f7ecf59b53de8dd803a4a96930cf0dc1a5c2",
+        ),
+        (r#"{"a":1,"b":2,"a":3}"#, "493df656a590967c84d643bdd55ee956fb53262c51b154115083c9bcc4c992e3"),
+        (
+            r#"{"x":{"b":1,"a":2},"x":{"c":3},"é":0,"e":0,"E":0,"":0}"#,
+            "49ed3168ba2c840eddf67f8cb9fff2cac1df3580553c5b83a514168ae29d4873",
+        ),
+        (
+            r#"{"k\u00e9y":"v\"\\\/\u0041\ud83d\ude00\u0001\t"}"#,
+            "857bd56e808aaf68b821af5e9c7ee600314a6c2a7d203f6aaae126bbdc89acbd",
+        ),
+        (
+            r#"[0,-0,-1,1e3,1.5,-2.0,9007199254740993,18446744073709551615,-9223372036854775808,1e300,2.5e-7,9007199254740992.0,123456789012345678901234567890]"#,
+            "5f6ce7b1e88555beed797f1266c018877036a33ba9de48324e6171065a8a3b49",
+        ),
+        ("{}", "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"),
+        ("[]", "4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945"),
+        (r#""s""#, "0f4657778ae14ff7aeeb2c2190ede79099aa9c4e8a9e54829462f0e92af659e5"),
+        ("null", "74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b"),
+        (" true ", "b5bea41b6c623f7c09f1bf24dcae58ebab3c0cdd90ad966bc43a45b44867e12b"),
+    ];
+
+    #[test]
+    fn canonical_digests_stay_as_released() {
+        let hex = |d: ArgumentsDigest| d.as_bytes().iter().map(|b| format!("{b:02x}")).collect::<String>();
+        for (json, want) in PINNED {
+            let got = hex(ArgumentsDigest::of_raw_json(json).unwrap());
+            assert_eq!(got, *want, "{json}");
+            let value: Value = serde_json::from_str(json).unwrap();
+            assert_eq!(hex(ArgumentsDigest::of_json(&value)), *want, "{json} as a Value");
+        }
+    }
+
     #[test]
     fn request_digest_separates_fields() {
         let args = ArgumentsDigest::of_bytes(b"{}");
