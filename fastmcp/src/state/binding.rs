@@ -1,7 +1,10 @@
 //! What a token is bound to: the request that started the flow and the build of the flow that minted it.
 
-use serde_json::Value;
+use serde::Deserialize;
+use serde::de::{Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
+use serde_json::{Number, Value};
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use std::fmt;
 use std::io;
 
@@ -71,14 +74,20 @@ impl ArgumentsDigest {
     ///
     /// Absent arguments and `{}` are different values here; callers that treat them alike should pass `{}`.
     pub fn of_json(arguments: &Value) -> Self {
-        let mut hasher = HashWriter(Sha256::new());
-        canonical(&mut hasher, arguments);
-        Self(hasher.0.finalize().into())
+        Self::of_canon(&Canon::of_value(arguments))
     }
 
-    /// [`ArgumentsDigest::of_json`] of raw JSON text (for example a request's `arguments` as received).
+    /// [`ArgumentsDigest::of_json`] of raw JSON text (for example a request's `arguments` as received),
+    /// read into a tree that borrows the text's strings rather than into a [`Value`] (a round of a flow
+    /// digests its arguments: the `Value`'s maps and strings were a tenth of that round's allocations).
     pub fn of_raw_json(arguments: &str) -> Result<Self, serde_json::Error> {
-        serde_json::from_str::<Value>(arguments).map(|v| Self::of_json(&v))
+        serde_json::from_str::<Canon<'_>>(arguments).map(|canon| Self::of_canon(&canon))
+    }
+
+    fn of_canon(canon: &Canon<'_>) -> Self {
+        let mut hasher = HashWriter(Sha256::new());
+        canonical(&mut hasher, canon);
+        Self(hasher.0.finalize().into())
     }
 
     /// The 32 digest bytes.
@@ -117,14 +126,118 @@ impl io::Write for HashWriter {
     }
 }
 
-fn canonical(out: &mut HashWriter, value: &Value) {
+/// A JSON value as the digest reads it: strings borrowed from the text where they have no escapes, and an
+/// object's members sorted by key, a repeated key keeping its last value (as a [`Value`] read keeps it).
+enum Canon<'a> {
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(Cow<'a, str>),
+    Array(Vec<Canon<'a>>),
+    Object(Vec<(Cow<'a, str>, Canon<'a>)>),
+}
+
+impl<'a> Canon<'a> {
+    fn of_value(value: &'a Value) -> Self {
+        match value {
+            Value::Null => Self::Null,
+            Value::Bool(b) => Self::Bool(*b),
+            Value::Number(n) => Self::Number(n.clone()),
+            Value::String(s) => Self::String(Cow::Borrowed(s)),
+            Value::Array(items) => Self::Array(items.iter().map(Self::of_value).collect()),
+            Value::Object(map) => {
+                Self::object(map.iter().map(|(k, v)| (Cow::Borrowed(k.as_str()), Self::of_value(v))).collect())
+            }
+        }
+    }
+
+    /// Members in the order they were read, sorted; the last of a repeated key wins.
+    fn object(mut members: Vec<(Cow<'a, str>, Canon<'a>)>) -> Self {
+        members.reverse(); // the stable sort then puts the last-read of equal keys first, which dedup keeps
+        members.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        members.dedup_by(|later, kept| later.0 == kept.0);
+        Self::Object(members)
+    }
+}
+
+impl<'de> Deserialize<'de> for Canon<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(CanonVisitor)
+    }
+}
+
+struct CanonVisitor;
+
+impl<'de> Visitor<'de> for CanonVisitor {
+    type Value = Canon<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Canon<'de>, E> {
+        Ok(Canon::Null)
+    }
+    fn visit_none<E>(self) -> Result<Canon<'de>, E> {
+        Ok(Canon::Null)
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<Canon<'de>, E> {
+        Ok(Canon::Bool(b))
+    }
+    fn visit_i64<E>(self, n: i64) -> Result<Canon<'de>, E> {
+        Ok(Canon::Number(n.into()))
+    }
+    fn visit_u64<E>(self, n: u64) -> Result<Canon<'de>, E> {
+        Ok(Canon::Number(n.into()))
+    }
+    fn visit_f64<E>(self, f: f64) -> Result<Canon<'de>, E> {
+        // As a `Value` reads it (JSON text has no NaN or infinity; were one to come, it reads as null).
+        Ok(Number::from_f64(f).map_or(Canon::Null, Canon::Number))
+    }
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Canon<'de>, E> {
+        Ok(Canon::String(Cow::Borrowed(s)))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Canon<'de>, E> {
+        Ok(Canon::String(Cow::Owned(s.to_owned())))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Canon<'de>, E> {
+        Ok(Canon::String(Cow::Owned(s)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Canon<'de>, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Canon::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Canon<'de>, A::Error> {
+        let mut members = Vec::new();
+        while let Some(Key(key)) = map.next_key()? {
+            members.push((key, map.next_value()?));
+        }
+        Ok(Canon::object(members))
+    }
+}
+
+/// An object key, borrowed from the text where it has no escapes (`Cow<str>` itself always copies).
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match deserializer.deserialize_str(CanonVisitor)? {
+            Canon::String(s) => Ok(Key(s)),
+            _ => Err(D::Error::custom("an object key that is not a string")),
+        }
+    }
+}
+
+fn canonical(out: &mut HashWriter, value: &Canon<'_>) {
     use std::io::Write as _;
     // Writing into a HashWriter cannot fail, so the results below are ignored on purpose.
     match value {
-        Value::Null => out.0.update(b"null"),
-        Value::Bool(true) => out.0.update(b"true"),
-        Value::Bool(false) => out.0.update(b"false"),
-        Value::Number(n) => {
+        Canon::Null => out.0.update(b"null"),
+        Canon::Bool(true) => out.0.update(b"true"),
+        Canon::Bool(false) => out.0.update(b"false"),
+        Canon::Number(n) => {
             const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
             match n.as_f64() {
                 Some(f) if !n.is_i64() && !n.is_u64() && f.fract() == 0.0 && f.abs() < EXACT => {
@@ -135,10 +248,10 @@ fn canonical(out: &mut HashWriter, value: &Value) {
                 }
             }
         }
-        Value::String(s) => {
+        Canon::String(s) => {
             let _ = serde_json::to_writer(&mut *out, s);
         }
-        Value::Array(items) => {
+        Canon::Array(items) => {
             out.0.update(b"[");
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
@@ -148,11 +261,9 @@ fn canonical(out: &mut HashWriter, value: &Value) {
             }
             out.0.update(b"]");
         }
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        Canon::Object(members) => {
             out.0.update(b"{");
-            for (i, (key, item)) in entries.into_iter().enumerate() {
+            for (i, (key, item)) in members.iter().enumerate() {
                 if i > 0 {
                     out.0.update(b",");
                 }
