@@ -78,6 +78,11 @@ struct Data {
 }
 
 impl Data {
+    /// Each server's figures in `cell`, in the order the servers appeared.
+    fn in_cell(&self, cell: &Cell) -> Vec<(&String, &Stats)> {
+        self.servers[cell].iter().filter_map(|s| Some((s, self.stats.get(&(cell.clone(), s.clone()))?))).collect()
+    }
+
     /// A closed-loop cell's figures.
     fn get(&self, transport: &str, scenario: &str, level: u64, server: &str) -> Option<&Stats> {
         self.get_at(transport, scenario, level, None, server)
@@ -226,8 +231,7 @@ fn main_table(data: &Data) {
     );
     println!("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|");
     for cell in data.cells.iter().filter(|c| c.offered.is_none()) {
-        let here: Vec<(&String, &Stats)> =
-            data.servers[cell].iter().filter_map(|s| Some((s, data.stats.get(&(cell.clone(), s.clone()))?))).collect();
+        let here = data.in_cell(cell);
         let row = |label: &str, s: &Stats| {
             let range = if s.rounds > 1 { format!("{:.0}–{:.0}", s.rps_lo, s.rps_hi) } else { String::new() };
             println!(
@@ -281,8 +285,7 @@ fn offered_table(data: &Data) {
     for cell in cells {
         let offered = cell.offered.as_deref().unwrap_or_default();
         let lead = format!("| {} | {} | {} | {offered}×", cell.transport, cell.scenario, cell.level);
-        let here: Vec<(&String, &Stats)> =
-            data.servers[cell].iter().filter_map(|s| Some((s, data.stats.get(&(cell.clone(), s.clone()))?))).collect();
+        let here = data.in_cell(cell);
         for (server, s) in &here {
             let (rps, p50, p99, cpu) = (fmt(s.rps, 0), fmt(s.p50, 0), fmt(s.p99, 0), fmt(s.cpu, 1));
             println!("{lead} | {server} | {rps} | {p50} | {p99} | {cpu} | {:.0} |", s.errors);
