@@ -286,6 +286,7 @@ async fn initialize(client: &Client) -> Result<Negotiated, ClientError> {
         })?;
     client.session.opened_legacy(vec![("MCP-Protocol-Version".into(), version.as_str().into())]);
     client.session.notify(NOTIFY_INITIALIZED, json!({})).await?;
+    client.session.transport().session_opened().await;
     // Only a server that declares logging serves `logging/setLevel`; asking any other would fail the connection.
     if let Some(level) = client.log_level
         && init.capabilities.logging.is_some()

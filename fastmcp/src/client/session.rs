@@ -101,7 +101,6 @@ impl Session {
     pub fn opened_legacy(&self, headers: Vec<(String, String)>) {
         *self.session_headers.lock().unwrap_or_else(|p| p.into_inner()) = headers;
         self.notify_cancel.store(true, Ordering::Relaxed);
-        self.transport.session_opened();
     }
 
     fn with_session_headers(&self, mut headers: Vec<(String, String)>) -> Vec<(String, String)> {

@@ -28,6 +28,7 @@ use std::fmt;
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
+use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
 const SESSION: &str = "mcp-session-id";
@@ -181,15 +182,21 @@ impl HttpTransport {
     /// Opens the legacy session's standalone `GET` stream, where the server's requests and notifications
     /// unrelated to any request arrive; it is resumed when it breaks, while the transport lives. A server
     /// without one (405) is fine. Opening it again replaces it.
-    pub(crate) fn open_standalone(&self) {
+    ///
+    /// Returns once the server has answered the first `GET` (or it failed): the server knows the stream
+    /// before the client's next request, so what it sends there unprompted is not lost, and a request's
+    /// answer never races the stream's opening.
+    pub(crate) async fn open_standalone(&self) {
         if self.shared.state().closed {
             return;
         }
-        let shared = self.shared.clone();
-        let task = self.shared.spawn(shared.standalone());
+        let (opened, answered) = oneshot::channel();
+        let task = self.shared.spawn(self.shared.clone().standalone(opened));
         if let Some(old) = self.shared.state().standalone.replace(task) {
             old.abort();
         }
+        // An error means the task was stopped first (the transport closed): nothing left to wait for.
+        let _ = answered.await;
     }
 
     /// The session id the server gave, if any.
@@ -262,8 +269,8 @@ impl Transport for HttpTransport {
         true
     }
 
-    fn session_opened(&self) {
-        self.open_standalone();
+    fn session_opened(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.open_standalone())
     }
 
     fn close(&self) -> BoxFuture<'_, ()> {
@@ -637,8 +644,9 @@ impl Shared {
     }
 
     /// The standalone stream, reopened (resumed, when the server gave event ids) whenever it ends, until
-    /// the server refuses it or it keeps failing.
-    async fn standalone(self: Arc<Self>) {
+    /// the server refuses it or it keeps failing. `opened` hears when the first `GET` has its answer.
+    async fn standalone(self: Arc<Self>, opened: oneshot::Sender<()>) {
+        let mut opened = Some(opened);
         let mut parser = SseParser::new(self.max);
         let mut failures = 0;
         loop {
@@ -647,7 +655,11 @@ impl Shared {
                 headers.insert(LAST_EVENT_ID, last);
             }
             let call = Call { method: Method::GET, body: Bytes::new(), accept: EVENT_STREAM, headers };
-            match self.exchange(&call).await {
+            let answer = self.exchange(&call).await;
+            if let Some(opened) = opened.take() {
+                let _ = opened.send(());
+            }
+            match answer {
                 Ok(answer) if answer.response.status() == StatusCode::METHOD_NOT_ALLOWED => {
                     tracing::debug!("{}: the server offers no standalone stream (405)", self.url);
                     return;
@@ -1189,13 +1201,8 @@ mod tests {
         assert_eq!((response["id"].clone(), text(&response)), (json!(3), "file:///work"), "{response}");
 
         // Messages unrelated to any request come on the standalone stream.
-        t.open_standalone();
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while !s.seen().iter().any(|seen| seen.method == Method::GET) {
-            assert!(Instant::now() < deadline, "no GET");
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        t.open_standalone().await;
+        assert!(s.seen().iter().any(|seen| seen.method == Method::GET), "opened before it returns");
         let _call = t.send(legacy(Some(4), "tools/call", json!({"name": "changed", "arguments": {}}))).await.unwrap();
         let mut got = vec![message_on(&mut rx).await, message_on(&mut rx).await];
         got.sort_by_key(|(m, _)| m["id"].is_null());
@@ -1287,7 +1294,8 @@ mod tests {
     async fn a_server_without_a_standalone_stream_is_left_alone() {
         let s = by_hand(|_| full(405, "text/plain", "")).await;
         let (t, mut rx) = transport(&s.url, HttpOptions::default());
-        t.open_standalone();
+        t.open_standalone().await;
+        assert_eq!(s.seen().len(), 1, "answered before it returns");
         quiet(&mut rx).await;
         assert_eq!(s.seen().len(), 1, "no retries after a 405");
         t.close().await;
@@ -1445,12 +1453,7 @@ mod tests {
         assert_eq!(*proving.nonces.lock().unwrap(), [Some("n-2".to_owned())], "told of the other answers");
 
         // The stream's GET has credentials of its own, for its method.
-        t.open_standalone();
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while !s.seen().iter().any(|seen| seen.method == Method::GET) {
-            assert!(Instant::now() < deadline, "no GET");
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        t.open_standalone().await;
         let get = s.last();
         assert_eq!((get.header("authorization"), get.header("dpop")), (Some("DPoP tok"), Some("proof-2-GET")));
         let asked = proving.asked.lock().unwrap().clone();

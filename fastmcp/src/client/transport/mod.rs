@@ -53,8 +53,11 @@ pub(crate) trait Transport: Send + Sync + 'static {
     /// Whether each request's answers come on a stream of its own, which the client closes to cancel it
     /// (modern HTTP); otherwise cancelling takes `notifications/cancelled`.
     fn closes_streams(&self) -> bool;
-    /// A legacy session was opened (`initialize` answered): HTTP opens the session's standalone stream.
-    fn session_opened(&self) {}
+    /// A legacy session was opened (`initialize` answered, `notifications/initialized` sent): HTTP opens
+    /// the session's standalone stream, and returns once the server has answered it.
+    fn session_opened(&self) -> BoxFuture<'_, ()> {
+        Box::pin(std::future::ready(()))
+    }
     /// Whether a server request says which client request it belongs to ([`Incoming::OnStream`], HTTP);
     /// on stdio nothing does.
     fn relates_requests(&self) -> bool;
