@@ -28,13 +28,67 @@ impl Default for MemoryStore {
 }
 
 pub(super) struct Map {
-    pub(super) entries: HashMap<String, (Vec<u8>, Instant)>,
+    pub(super) entries: HashMap<Key, (Vec<u8>, Instant)>,
     /// The size at which the next write sweeps expired entries.
     sweep_at: usize,
     max_entries: usize,
     /// A full map is swept again no sooner than this: refusing a flood must not cost a sweep each.
     full_sweep_after: Option<Instant>,
 }
+
+/// A key, held inline when it is short. A one-time flow's consumed-round record (`consumed:` and 32 hex
+/// digits) lives as long as its token: as an allocation of its own, each was a small long-lived block left
+/// between the requests' short-lived ones, and under a flood of flows the allocator's heap fragmented
+/// (malloc's share of the server's time grew with the map). Looked up as bytes, so no UTF-8 check.
+pub(super) enum Key {
+    Inline { len: u8, bytes: [u8; INLINE_KEY] },
+    Heap(Box<[u8]>),
+}
+
+/// The longest key held inline: with its length and the tag, a key is 48 bytes.
+const INLINE_KEY: usize = 46;
+
+impl Key {
+    fn new(key: &str) -> Self {
+        let key = key.as_bytes();
+        match u8::try_from(key.len()) {
+            Ok(len) if key.len() <= INLINE_KEY => {
+                let mut bytes = [0; INLINE_KEY];
+                bytes[..key.len()].copy_from_slice(key);
+                Self::Inline { len, bytes }
+            }
+            _ => Self::Heap(key.into()),
+        }
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        match self {
+            Self::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            Self::Heap(bytes) => bytes,
+        }
+    }
+}
+
+impl std::borrow::Borrow<[u8]> for Key {
+    fn borrow(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}
+
+/// As the bytes hash, which `Borrow` requires.
+impl std::hash::Hash for Key {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_bytes().hash(state);
+    }
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for Key {}
 
 struct Subscriber {
     tx: mpsc::Sender<Event>,
@@ -70,12 +124,12 @@ impl MemoryStore {
 
 impl Map {
     fn live(&self, key: &str, now: Instant) -> bool {
-        self.entries.get(key).is_some_and(|(_, expires)| *expires > now)
+        self.entries.get(key.as_bytes()).is_some_and(|(_, expires)| *expires > now)
     }
 
     fn insert(&mut self, key: &str, value: &[u8], ttl: Duration, now: Instant) -> Result<(), StoreError> {
         // Only a new key grows the map; a full map is swept (at most once a second) before it refuses one.
-        let full = |map: &Self| map.entries.len() >= map.max_entries && !map.entries.contains_key(key);
+        let full = |map: &Self| map.entries.len() >= map.max_entries && !map.entries.contains_key(key.as_bytes());
         let may_sweep_full = self.full_sweep_after.is_none_or(|after| now >= after);
         if self.entries.len() >= self.sweep_at || (full(self) && may_sweep_full) {
             self.entries.retain(|_, (_, expires)| *expires > now);
@@ -89,7 +143,7 @@ impl Map {
                 self.max_entries
             )));
         }
-        self.entries.insert(key.to_owned(), (value.to_vec(), now + ttl));
+        self.entries.insert(Key::new(key), (value.to_vec(), now + ttl));
         Ok(())
     }
 }
@@ -109,7 +163,7 @@ impl Store for MemoryStore {
     fn replace_if<'a>(&'a self, key: &'a str, expected: &'a [u8], value: &'a [u8]) -> StoreFuture<'a, bool> {
         let now = Instant::now();
         let mut map = self.map();
-        let replaced = match map.entries.get_mut(key) {
+        let replaced = match map.entries.get_mut(key.as_bytes()) {
             Some((current, expires)) if *expires > now && current.as_slice() == expected => {
                 *current = value.to_vec();
                 true
@@ -121,7 +175,7 @@ impl Store for MemoryStore {
 
     fn touch<'a>(&'a self, key: &'a str, ttl: Duration) -> StoreFuture<'a, bool> {
         let now = Instant::now();
-        let touched = match self.map().entries.get_mut(key) {
+        let touched = match self.map().entries.get_mut(key.as_bytes()) {
             Some((_, expires)) if *expires > now => {
                 *expires = now + ttl;
                 true
@@ -133,12 +187,13 @@ impl Store for MemoryStore {
 
     fn get<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
         let map = self.map();
-        let value = map.entries.get(key).filter(|(_, expires)| *expires > Instant::now()).map(|(v, _)| v.clone());
+        let value =
+            map.entries.get(key.as_bytes()).filter(|(_, expires)| *expires > Instant::now()).map(|(v, _)| v.clone());
         Box::pin(std::future::ready(Ok(value)))
     }
 
     fn delete<'a>(&'a self, key: &'a str) -> StoreFuture<'a, ()> {
-        self.map().entries.remove(key);
+        self.map().entries.remove(key.as_bytes());
         Box::pin(std::future::ready(Ok(())))
     }
 

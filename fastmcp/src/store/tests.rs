@@ -30,6 +30,30 @@ async fn touch_extends_a_live_entry_and_revives_nothing() {
     assert!(!store.touch("never", Duration::from_secs(60)).await.unwrap());
 }
 
+/// Keys held inline (up to 46 bytes) and on the heap are the same to every operation, at the boundary too.
+#[tokio::test]
+async fn short_and_long_keys_are_kept_alike() {
+    let store = MemoryStore::new();
+    let ttl = Duration::from_secs(60);
+    let keys =
+        ["", "consumed:a5b48796e1f0c3d22d3c0f1e69784b5a", &"k".repeat(46), &"k".repeat(47), "clé-ü", &"x".repeat(300)];
+    for (i, key) in keys.iter().enumerate() {
+        assert!(store.insert_if_absent(key, &[i as u8], ttl).await.unwrap(), "{key:?}");
+    }
+    for (i, key) in keys.iter().enumerate() {
+        assert!(!store.insert_if_absent(key, b"again", ttl).await.unwrap(), "{key:?} is held");
+        assert_eq!(store.get(key).await.unwrap(), Some(vec![i as u8]), "{key:?}");
+        assert!(store.replace_if(key, &[i as u8], b"new",).await.unwrap(), "{key:?}");
+        assert!(store.touch(key, ttl).await.unwrap(), "{key:?}");
+    }
+    assert_eq!(store.get(&"k".repeat(45)).await.unwrap(), None, "a prefix is another key");
+    for key in keys {
+        store.delete(key).await.unwrap();
+        assert_eq!(store.get(key).await.unwrap(), None, "{key:?}");
+    }
+    assert_eq!(store.map().entries.len(), 0);
+}
+
 #[tokio::test]
 async fn expired_entries_are_swept_as_the_map_grows() {
     let store = MemoryStore::new();
