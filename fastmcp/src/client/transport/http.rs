@@ -1225,6 +1225,39 @@ mod tests {
         quiet(&mut rx).await;
     }
 
+    /// No credentials, but the stream's `GET` is slow to get them: it reaches the server well after the
+    /// client could have sent its next request.
+    struct SlowToOpen;
+
+    impl Authorizer for SlowToOpen {
+        fn authorization<'a>(&'a self, request: RequestTarget<'a>) -> BoxFuture<'a, Result<Credentials, ClientError>> {
+            let slow = request.method == Method::GET;
+            Box::pin(async move {
+                if slow {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                Ok(Credentials::default())
+            })
+        }
+
+        fn refused<'a>(&'a self, _: RequestTarget<'a>, _: Refusal<'a>) -> BoxFuture<'a, Result<bool, ClientError>> {
+            Box::pin(async { Ok(false) })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_legacy_connect_returns_with_the_standalone_stream_open() {
+        let s = start(FastMcp::new("t").tool(hello())).await;
+        let options = HttpOptions { authorizer: Some(Arc::new(SlowToOpen)), ..HttpOptions::default() };
+        let builder = crate::client::ClientBuilder::new("t", "0").era(crate::client::EraChoice::Legacy);
+        let client = builder.http_options(options).http(&s.url).await.expect("connects");
+        let methods: Vec<Method> = s.seen().iter().map(|seen| seen.method.clone()).collect();
+        // `initialize`, `notifications/initialized`, then the stream: open before the client's first request,
+        // so the server never has a request's answer and a new stream to choose between.
+        assert_eq!(methods, [Method::POST, Method::POST, Method::GET]);
+        client.close().await;
+    }
+
     #[tokio::test]
     async fn a_stream_the_server_closes_mid_call_is_resumed() {
         let reconnect = tool("reconnect", |ctx| async move {
