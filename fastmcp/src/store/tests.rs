@@ -54,6 +54,15 @@ async fn short_and_long_keys_are_kept_alike() {
     assert_eq!(store.map().entries.len(), 0);
 }
 
+/// What `MemoryStore::DEFAULT_MAX_ENTRIES` says of its memory rests on these sizes (an `Instant` is 16
+/// bytes on 64-bit Linux, 8 on some other systems).
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+#[test]
+fn a_slot_is_80_bytes() {
+    assert_eq!(std::mem::size_of::<memory::Key>(), 48);
+    assert_eq!(std::mem::size_of::<(memory::Key, (Box<[u8]>, tokio::time::Instant))>(), 80);
+}
+
 #[tokio::test]
 async fn expired_entries_are_swept_as_the_map_grows() {
     let store = MemoryStore::new();
