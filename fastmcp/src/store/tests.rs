@@ -43,7 +43,7 @@ async fn short_and_long_keys_are_kept_alike() {
     for (i, key) in keys.iter().enumerate() {
         assert!(!store.insert_if_absent(key, b"again", ttl).await.unwrap(), "{key:?} is held");
         assert_eq!(store.get(key).await.unwrap(), Some(vec![i as u8]), "{key:?}");
-        assert!(store.replace_if(key, &[i as u8], b"new",).await.unwrap(), "{key:?}");
+        assert!(store.replace_if(key, &[i as u8], b"new").await.unwrap(), "{key:?}");
         assert!(store.touch(key, ttl).await.unwrap(), "{key:?}");
     }
     assert_eq!(store.get(&"k".repeat(45)).await.unwrap(), None, "a prefix is another key");
