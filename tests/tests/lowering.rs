@@ -166,7 +166,17 @@ async fn a_mut_context_is_not_carried_but_supplied_again() {
     assert_eq!(text(&done), "start Number(1) Number(2)");
 }
 
-static PLANNED: AtomicUsize = AtomicUsize::new(0);
+/// What the first segments of `deploy` and `survey` ran for, by their arguments: the tests run at once and
+/// share the tools, so each counts only the runs of its own arguments.
+static STARTED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+fn started(run: String) {
+    STARTED.lock().unwrap().push(run);
+}
+
+fn times_started(run: &str) -> usize {
+    STARTED.lock().unwrap().iter().filter(|r| *r == run).count()
+}
 
 #[derive(Serialize, Deserialize)]
 struct Plan {
@@ -178,7 +188,7 @@ struct Plan {
 #[tool(destructive)]
 async fn deploy(service: String, replicas: u32) -> Result<String> {
     let plan = Plan { service: service.clone(), replicas };
-    PLANNED.fetch_add(1, Ordering::SeqCst);
+    started(format!("deploy {service} x{replicas}"));
     let confirmed = Confirm::elicit(format!("Deploy {service} x{replicas}?")).ask().await?.accepted();
     let Some(Confirm { confirm: true }) = confirmed else {
         return Ok(format!("cancelled {}", plan.service));
@@ -189,7 +199,7 @@ async fn deploy(service: String, replicas: u32) -> Result<String> {
 
 #[tokio::test]
 async fn straight_line_runs_each_segment_once_and_carries_its_locals() {
-    PLANNED.store(0, Ordering::SeqCst);
+    // No other test deploys `api` x3.
     let args = json!({"service": "api", "replicas": 3});
 
     let first = suspended(round(&deploy, &args, None).await);
@@ -211,7 +221,7 @@ async fn straight_line_runs_each_segment_once_and_carries_its_locals() {
 
     let done = completed(round(&deploy, &args, Some(resume(&second, &[("ask2", sampled("v2 is out"))]))).await);
     assert_eq!(text(&done), "deployed api x3: v2 is out");
-    assert_eq!(PLANNED.load(Ordering::SeqCst), 1, "the code before the first ask ran once");
+    assert_eq!(times_started("deploy api x3"), 1, "the code before the first ask ran once");
 }
 
 #[tokio::test]
@@ -263,12 +273,10 @@ async fn state_that_does_not_fit_is_refused() {
 
 // ---- loops ---------------------------------------------------------------------------------------------
 
-static SURVEY_STARTS: AtomicUsize = AtomicUsize::new(0);
-
 /// One question per round.
 #[tool]
 async fn survey(questions: Vec<String>) -> Result<String> {
-    SURVEY_STARTS.fetch_add(1, Ordering::SeqCst);
+    started(format!("survey {questions:?}"));
     let mut answers = Vec::new();
     for question in questions {
         let reply = Reply::elicit(question.clone()).ask().await?;
@@ -280,7 +288,7 @@ async fn survey(questions: Vec<String>) -> Result<String> {
 
 #[tokio::test]
 async fn a_for_loop_collects_every_answer_in_order() {
-    SURVEY_STARTS.store(0, Ordering::SeqCst);
+    // No other test surveys these.
     let args = json!({"questions": ["name", "colour", "pet"]});
     let mut step = round(&survey, &args, None).await;
     let mut asked = Vec::new();
@@ -304,7 +312,7 @@ async fn a_for_loop_collects_every_answer_in_order() {
     assert_eq!(asked, ["name", "colour", "pet"]);
     assert_eq!(text(&done), "name=a1; colour=a2; pet=a3");
     assert_eq!(rounds, 4);
-    assert_eq!(SURVEY_STARTS.load(Ordering::SeqCst), 1);
+    assert_eq!(times_started(r#"survey ["name", "colour", "pet"]"#), 1);
 }
 
 /// `continue` and `break` (labelled or not) in the rest of an interrupted iteration.
