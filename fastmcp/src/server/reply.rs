@@ -7,10 +7,6 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use std::sync::Arc;
 
-/// What a result's buffer is made with: room for a small result, the response's head and the modern
-/// wire's fields (`resultType`, cache hints, `serverInfo`) without growing.
-const ROOM: usize = 512;
-
 /// A complete result's body, before the era adapter adds its own fields.
 pub(crate) struct Reply {
     /// A field whose JSON was serialized once at start-up (a `*/list` page), written first.
@@ -23,17 +19,28 @@ pub(crate) struct Reply {
 }
 
 impl Reply {
+    /// What a result's buffer is made with: room for a small result, the response's head and the modern
+    /// wire's fields (`resultType`, cache hints, `serverInfo`) without growing.
+    pub const ROOM: usize = 512;
+
     pub fn new(result: impl Serialize, cache: Option<CacheHint>) -> Result<Self, Error> {
         // With room for what the response adds around a small result (see `into_response`). Made as bytes,
         // which are checked once as UTF-8: a scan of the result, against the reallocation and copy that
         // `to_string`'s 128 bytes would cost it here.
-        let mut text = Vec::with_capacity(ROOM);
+        let mut text = Vec::with_capacity(Self::ROOM);
         serde_json::to_writer(&mut text, &result)?;
         let object = String::from_utf8(text).map_err(|e| Error::internal(format!("a result serialized to {e}")))?;
         if !object.starts_with('{') {
             return Err(Error::internal(format!("a result must be a JSON object, not {object}")));
         }
         Ok(Self { raw: None, object, cache })
+    }
+
+    /// A result whose object text was written by hand (`{…}`, valid JSON), in a buffer with room for what
+    /// the response adds around it.
+    pub fn object(object: String) -> Self {
+        debug_assert!(object.starts_with('{') && object.ends_with('}'), "{object}");
+        Self { raw: None, object, cache: None }
     }
 
     /// `{}`: what `ping`, `logging/setLevel` and the like answer.

@@ -21,8 +21,8 @@ use crate::error::Error;
 use crate::flow::Resume;
 use crate::handler::TaskSupport;
 use crate::protocol::{
-    CacheHint, DiscoverResult, Era, ErrorObject, InputRequiredResult, METHOD_LISTEN, ProtocolVersion, RequestId,
-    TASKS_EXTENSION, codes, error_json,
+    CacheHint, DiscoverResult, Era, ErrorObject, METHOD_LISTEN, ProtocolVersion, RequestId, TASKS_EXTENSION, codes,
+    error_json,
 };
 use crate::server::Server;
 use crate::server::call::Call;
@@ -62,7 +62,7 @@ pub(crate) struct Admitted {
 /// What a modern request came to, before it is rendered on the wire.
 pub(crate) enum Wire {
     Complete(Reply),
-    InputRequired(InputRequiredResult),
+    InputRequired(state::Asking),
     /// A `CreateTaskResult`'s body (`resultType: "task"`).
     Task(Reply),
     Error(Error),

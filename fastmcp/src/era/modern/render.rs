@@ -4,7 +4,6 @@
 use super::Wire;
 use crate::protocol::{CacheScope, Era, JsonObject, META_SERVER_INFO, RequestId, error_json, response_json};
 use crate::server::Server;
-use crate::server::reply::Reply;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -13,10 +12,7 @@ use serde_json::value::RawValue;
 pub(super) fn render(server: &Server, id: &RequestId, wire: Wire) -> String {
     let (reply, result_type) = match wire {
         Wire::Complete(reply) => (reply, "complete"),
-        Wire::InputRequired(input) => match Reply::new(input, None) {
-            Ok(reply) => (reply, "input_required"),
-            Err(e) => return error_json(Some(id), &e.to_error_object(Era::Modern)),
-        },
+        Wire::InputRequired(asking) => (asking.into_reply(), "input_required"),
         Wire::Task(reply) => (reply, "task"),
         Wire::Error(e) => return error_json(Some(id), &e.to_error_object(Era::Modern)),
     };
@@ -28,7 +24,8 @@ pub(super) fn render(server: &Server, id: &RequestId, wire: Wire) -> String {
     });
     let server_info = &*inner.server_info_meta;
     // A result with a `_meta` of its own, or one of the fields this sets, is read as a map to merge them.
-    if reply.mentions_any(&OURS) {
+    // `input_required` has only its own two fields, whatever its input requests hold.
+    if result_type != "input_required" && reply.mentions_any(&OURS) {
         let fields = reply.fields();
         return response_json(id, ModernResult { fields: &fields, result_type, cache, server_info });
     }

@@ -4,9 +4,10 @@
 
 use crate::error::Error;
 use crate::flow::{Resume, Suspension};
-use crate::protocol::{ClientCapabilities, InputRequests, InputRequiredResult, InputResponses};
+use crate::protocol::{ClientCapabilities, InputResponses};
 use crate::protocol::{ErrorObject, codes};
 use crate::server::Server;
+use crate::server::reply::Reply;
 use crate::state::{Binding, INVALID_STATE_MESSAGE, Resumed, StateError};
 use serde_json::value::RawValue;
 use std::sync::Arc;
@@ -21,16 +22,17 @@ pub(crate) const CONSUMED_REASON: &str = "request_state_consumed";
 struct CarryRef<'a> {
     #[serde(rename = "l")]
     locals: &'a RawValue,
+    /// The round's `InputRequests`, as the result's `inputRequests` has them.
     #[serde(rename = "a")]
-    asked: &'a InputRequests,
-    /// One-time flows: random bits, so two rounds that are otherwise identical (same request, same
-    /// millisecond) still get tokens with different ids.
+    asked: &'a RawValue,
+    /// One-time flows: a value no other round gets ([`crate::ids::unique`]), so two rounds that are otherwise
+    /// identical (same request, same millisecond, on any replica) still get tokens with different ids.
     #[serde(rename = "n", skip_serializing_if = "Option::is_none")]
     nonce: Option<&'a str>,
 }
 
-/// [`CarryRef`] as opened: both parts borrowed from the token's text. The input requests are parsed only
-/// when the retry leaves one unanswered; otherwise only their keys are read.
+/// [`CarryRef`] as opened: both parts borrowed from the token's text. Of the input requests only the keys are
+/// read; a retry that leaves one unanswered is sent their text as it is.
 #[derive(serde::Deserialize)]
 struct Carry<'a> {
     #[serde(rename = "l", borrow)]
@@ -44,7 +46,45 @@ pub(crate) enum Opened {
     /// Resume the handler here; the ticket names the token, for a one-time flow to consume.
     Resume(Resume, Ticket),
     /// The retry left an input request unanswered: ask the same again (the spec's rule), nothing runs.
-    AskAgain(InputRequiredResult),
+    AskAgain(Asking),
+}
+
+/// A round that ends `input_required`, as the parts of its result's text: the input requests' JSON, written
+/// once for the token's carry and the result alike, and the token. `requests` is `None` in a state-only round.
+pub(crate) struct Asking {
+    requests: Option<Box<RawValue>>,
+    token: String,
+}
+
+impl Asking {
+    /// `{"inputRequests":…,"requestState":"…"}`, the result's only fields, made from the parts as they are.
+    pub fn into_reply(self) -> Reply {
+        let requests = self.requests.as_deref().map(RawValue::get);
+        let mut object = String::with_capacity(Reply::ROOM + requests.map_or(0, str::len) + self.token.len());
+        object.push('{');
+        if let Some(requests) = requests {
+            object.push_str("\"inputRequests\":");
+            object.push_str(requests);
+            object.push(',');
+        }
+        object.push_str("\"requestState\":");
+        if is_plain(&self.token) {
+            object.push('"');
+            object.push_str(&self.token);
+            object.push('"');
+        } else {
+            // Only a codec of another token format could get here: escaped, never written broken.
+            object.push_str(&serde_json::to_string(&self.token).expect("a string serializes"));
+        }
+        object.push('}');
+        Reply::object(object)
+    }
+}
+
+/// Whether a token's text goes into JSON as it is: base64url and dots, which a string never escapes. Checked
+/// in one pass without an early exit, which the compiler turns into vector code.
+fn is_plain(token: &str) -> bool {
+    token.bytes().fold(true, |plain, b| plain & (b.is_ascii_alphanumeric() | (b == b'-') | (b == b'_') | (b == b'.')))
 }
 
 /// Opens a retry's `requestState` for the request `binding` describes (any failure is `-32602` "Invalid or
@@ -61,9 +101,7 @@ pub(crate) fn open(
     let keys: std::collections::BTreeMap<std::borrow::Cow<'_, str>, serde::de::IgnoredAny> =
         carry_part(&opened, carry.asked)?;
     if keys.keys().any(|key| !responses.contains_key(key.as_ref())) {
-        let asked: InputRequests = carry_part(&opened, carry.asked)?;
-        let again = InputRequiredResult { input_requests: Some(asked), request_state: Some(token) };
-        return Ok(Opened::AskAgain(again));
+        return Ok(Opened::AskAgain(Asking { requests: Some(carry.asked.to_owned()), token }));
     }
     let ticket = Ticket { id: *opened.id(), expires: opened.expires_at() };
     let responses = Arc::new(responses);
@@ -126,20 +164,28 @@ pub(crate) fn seal(
     binding: &Binding<'_>,
     suspension: Suspension,
     one_time: bool,
-) -> Result<InputRequiredResult, Error> {
+) -> Result<Asking, Error> {
     if let Some(missing) = capabilities.uncovered(&suspension.requests, "the request's") {
         return Err(Error::rpc(missing));
     }
     let nonce = match one_time {
-        true => Some(crate::ids::random().map_err(|e| Error::internal(format!("no randomness for a nonce: {e}")))?),
+        true => Some(
+            crate::ids::unique().map_err(|e| Error::internal(format!("no randomness for a nonce's prefix: {e}")))?,
+        ),
         false => None,
     };
-    let carry = CarryRef { locals: &suspension.locals, asked: &suspension.requests, nonce: nonce.as_deref() };
+    let requests = match suspension.requests.is_empty() {
+        true => None,
+        false => Some(serde_json::value::to_raw_value(&suspension.requests)?),
+    };
+    // A state-only round carries no requests: `{}`.
+    let asked = match requests.as_deref() {
+        Some(requests) => requests,
+        None => serde_json::from_str::<&RawValue>("{}")?,
+    };
+    let carry = CarryRef { locals: &suspension.locals, asked, nonce: nonce.as_deref() };
     let token = server.state_codec()?.seal(binding, suspension.step, &carry)?;
-    Ok(InputRequiredResult {
-        input_requests: (!suspension.requests.is_empty()).then_some(suspension.requests),
-        request_state: Some(token),
-    })
+    Ok(Asking { requests, token })
 }
 
 /// A first round whose request already answers every input request it makes (`inputResponses` without
@@ -165,8 +211,38 @@ pub(crate) fn answered_upfront(
 
 #[cfg(test)]
 mod tests {
-    use super::Ticket;
+    use super::{Asking, Ticket};
+    use crate::protocol::RequestId;
+    use serde_json::json;
+    use serde_json::value::RawValue;
     use std::time::SystemTime;
+
+    fn result(asking: Asking) -> serde_json::Value {
+        let line = asking.into_reply().into_response(&RequestId::Number(1), |_| {});
+        serde_json::from_str::<serde_json::Value>(&line).expect(&line)["result"].take()
+    }
+
+    #[test]
+    fn an_input_required_result_is_its_requests_and_token_as_written() {
+        let requests = json!({"confirm": {"method": "elicitation/create", "params": {"message": "Go \"now\"?"}}});
+        let raw = RawValue::from_string(requests.to_string()).unwrap();
+        let token = "v1.AbCd_-09.eyJh.c2ln".to_owned();
+        let asking = Asking { requests: Some(raw), token: token.clone() };
+        assert_eq!(result(asking), json!({"inputRequests": requests, "requestState": token}));
+        // A state-only round has no `inputRequests`.
+        let asking = Asking { requests: None, token: token.clone() };
+        assert_eq!(result(asking), json!({"requestState": token}));
+    }
+
+    #[test]
+    fn a_token_that_would_need_escaping_is_escaped() {
+        for token in ["a\"b", "back\\slash", "line\nbreak", "é", "sp ace", ""] {
+            let asking = Asking { requests: None, token: token.to_owned() };
+            assert_eq!(result(asking), json!({"requestState": token}), "{token:?}");
+        }
+        assert!(super::is_plain("v1.ABCxyz019-_.x"));
+        assert!(!super::is_plain("v1.a+b/c="));
+    }
 
     #[test]
     fn a_ticket_key_is_the_id_in_lowercase_hex() {
