@@ -278,6 +278,38 @@ async fn slow_and_silent_clients_are_cut_after_the_header_read_timeout() {
 }
 
 #[tokio::test]
+async fn a_kept_alive_connection_that_trickles_its_next_head_is_cut_after_the_header_read_timeout() {
+    let s = Server::spawn(&[("HARDENED_HEADER_MS", "1000"), ("HARDENED_IDLE_MS", "60000")]).await;
+    let body = echo_body("first");
+    let (mut kept, reply) = request_from(LOCAL, s.addr, "POST", &modern_headers("tools/call"), &body).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_eq!(reply.header("connection"), None, "kept alive: {reply:?}");
+    // The next request's head, a byte every 100 ms: it would take ~6 s, and the idle timeout is a minute.
+    let start = Instant::now();
+    let request = head("POST", "/mcp", Some(&s.host()), &modern_headers("tools/call"), Some(10));
+    let (mut read, mut write) = kept.split();
+    let trickle = async {
+        for byte in request.as_bytes() {
+            if write.write_all(&[*byte]).await.is_err() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    let mut sent = Vec::new();
+    let wait = async { tokio::time::timeout(TIMEOUT, read.read_to_end(&mut sent)).await.expect("closed in time") };
+    tokio::select! {
+        _ = wait => {}
+        () = trickle => panic!("the whole second head went through: the slow client was not cut"),
+    }
+    let cut = start.elapsed();
+    assert!(cut >= Duration::from_millis(900), "cut after the timeout, not before: {cut:?}");
+    let sent = String::from_utf8_lossy(&sent);
+    assert!(sent.is_empty() || sent.starts_with("HTTP/1.1 408"), "nothing, or a 408: {sent:?}");
+    s.serves().await;
+}
+
+#[tokio::test]
 async fn a_slow_body_is_answered_408_after_the_body_read_timeout() {
     let s = Server::spawn(&[("HARDENED_BODY_MS", "1000")]).await;
     let mut stream = connect_from(LOCAL, s.addr).await;

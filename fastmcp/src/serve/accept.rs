@@ -48,7 +48,7 @@ pub(super) async fn serve(server: Server, options: HttpOptions) -> std::io::Resu
     }
     let admission = Admission::new(options.max_connections, options.max_connections_per_client);
     let ends = Arc::new(Ends {
-        first: options.header_read_timeout,
+        head: options.header_read_timeout,
         idle: options.idle_timeout,
         stop: CancellationToken::new(),
         kill: CancellationToken::new(),
@@ -82,11 +82,10 @@ struct Endpoint {
     builder: auto::Builder<TokioExecutor>,
 }
 
-/// hyper's connection settings from the options: the header timeout (hyper needs a timer for it) and
-/// HTTP/2's cap on requests in flight.
+/// hyper's connection settings from the options: HTTP/2's cap on requests in flight. HTTP/1.1 gets no timer,
+/// so hyper times no heads: the connection's driver does (`connection.rs`), without a timer a request.
 fn builder(options: &HttpOptions) -> auto::Builder<TokioExecutor> {
     let mut builder = auto::Builder::new(TokioExecutor::new());
-    builder.http1().timer(TokioTimer::new()).header_read_timeout(options.header_read_timeout);
     builder.http2().timer(TokioTimer::new()).max_concurrent_streams(options.max_concurrent_streams);
     builder
 }
@@ -139,7 +138,7 @@ async fn connection(
     let (mcp, path) = (endpoint.mcp.clone(), endpoint.path.clone());
     // The endpoint is path-agnostic; this server serves it on one path.
     let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
-        let in_flight = requests.begin();
+        let in_flight = requests.begin(req.version());
         let ours = req.uri().path() == &*path || mcp.serves_metadata_at(req.uri().path());
         let served = ours.then(|| mcp.answer(req, Some(peer.ip())));
         async move {

@@ -1,13 +1,20 @@
 //! One connection's life: served until it ends, goes idle, or the server stops. Idle means no request in
 //! flight (a long-lived stream is one) for `idle_timeout`, or for `header_read_timeout` before its first
 //! request (a client that connects and sends nothing, or an HTTP/2 client that never finishes a request's
-//! headers). Stopping is graceful (requests in flight finish, HTTP/2 sends GOAWAY); killing, at the end of
-//! the shutdown grace, drops the connection whatever it is doing.
+//! headers). Between requests on HTTP/1.1 the wait is also the wait for the next request's head, so it ends
+//! after the shorter of the two (a client that trickles a second request's headers is cut like one that
+//! trickles its first). Stopping is graceful (requests in flight finish, HTTP/2 sends GOAWAY); killing, at
+//! the end of the shutdown grace, drops the connection whatever it is doing.
+//!
+//! Timing the heads here rather than with hyper's `header_read_timeout` keeps a timer off the request path:
+//! hyper set one each time an HTTP/1.1 connection waited for a head, and registering it woke the runtime's
+//! I/O driver (an eventfd write and an `epoll_wait` return) whenever no earlier timer was pending — at one
+//! connection, on every request.
 
 use hyper_util::server::graceful::GracefulConnection;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::time::Instant;
@@ -19,6 +26,8 @@ pub(super) struct Activity {
     in_flight: AtomicUsize,
     /// Milliseconds from `born` to the end of the last request; `NEVER` before the first.
     last_ms: AtomicU64,
+    /// Its requests are HTTP/1.x: the wait between them is a wait for a head.
+    http1: AtomicBool,
     ended: Notify,
 }
 
@@ -33,17 +42,22 @@ impl Activity {
             born: Instant::now(),
             in_flight: AtomicUsize::new(0),
             last_ms: AtomicU64::new(NEVER),
+            http1: AtomicBool::new(false),
             ended: Notify::new(),
         })
     }
 
-    pub fn begin(self: &Arc<Self>) -> InFlight {
+    pub fn begin(self: &Arc<Self>, version: hyper::Version) -> InFlight {
+        if version < hyper::Version::HTTP_2 {
+            self.http1.store(true, Ordering::Relaxed);
+        }
         self.in_flight.fetch_add(1, Ordering::SeqCst);
         InFlight(self.clone())
     }
 
-    /// Resolves once the connection has had no request in flight for `idle` (`first`, before any request).
-    async fn idle(self: Arc<Self>, first: Duration, idle: Duration) {
+    /// Resolves once the connection has had no request in flight for `idle` (`head`, before any request;
+    /// the shorter of the two between HTTP/1.x requests), with which of the two it waited for.
+    async fn idle(self: Arc<Self>, head: Duration, idle: Duration) -> Quiet {
         loop {
             if self.in_flight.load(Ordering::SeqCst) > 0 {
                 // `notify_one` keeps a permit for a request that ends before this waits.
@@ -51,15 +65,21 @@ impl Activity {
                 continue;
             }
             let last = self.last_ms.load(Ordering::SeqCst);
-            let deadline = match last {
-                NEVER => self.born + first,
-                ms => self.born + Duration::from_millis(ms) + idle,
+            let (deadline, quiet) = match last {
+                NEVER => (self.born + head, Quiet::Head),
+                ms => {
+                    let end = self.born + Duration::from_millis(ms);
+                    match self.http1.load(Ordering::Relaxed) && head < idle {
+                        true => (end + head, Quiet::Head),
+                        false => (end + idle, Quiet::Idle),
+                    }
+                }
             };
             if Instant::now() >= deadline {
-                return;
+                return quiet;
             }
             if last == NEVER {
-                // The first request's end may bring the deadline forward (`idle` shorter than `first`).
+                // The first request's end may bring the deadline forward (`idle` shorter than `head`).
                 tokio::select! {
                     () = tokio::time::sleep_until(deadline) => {}
                     () = self.ended.notified() => {}
@@ -73,6 +93,15 @@ impl Activity {
     }
 }
 
+/// What a connection with no request in flight waited for in vain.
+enum Quiet {
+    /// A request's head, for `header_read_timeout`: the connection is cut, as hyper cuts a slow head (a
+    /// graceful shutdown would let an HTTP/1.1 head that has begun finish, however slowly).
+    Head,
+    /// Another request, for `idle_timeout`: the connection is shut down gracefully.
+    Idle,
+}
+
 impl Drop for InFlight {
     fn drop(&mut self) {
         let ms = u64::try_from(self.0.born.elapsed().as_millis()).unwrap_or(NEVER - 1);
@@ -84,8 +113,8 @@ impl Drop for InFlight {
 
 /// When a connection is let go.
 pub(super) struct Ends {
-    /// Before its first request.
-    pub first: Duration,
+    /// Waiting for a request's head: before the first request, and between HTTP/1.x requests.
+    pub head: Duration,
     /// Between requests.
     pub idle: Duration,
     /// The server stops: shut down gracefully.
@@ -110,12 +139,18 @@ where
     C::Error: std::fmt::Display + Send,
 {
     let mut conn = std::pin::pin!(conn);
-    let idle = activity.idle(ends.first, ends.idle);
+    let idle = activity.idle(ends.head, ends.idle);
     let stop = ends.stop.clone().cancelled_owned();
     let mut kill = std::pin::pin!(ends.kill.clone().cancelled_owned());
     let ended = tokio::select! {
         ended = conn.as_mut() => Some(ended),
-        () = idle => None,
+        quiet = idle => match quiet {
+            Quiet::Head => {
+                tracing::debug!("connection cut: no request head within HttpOptions::header_read_timeout");
+                return;
+            }
+            Quiet::Idle => None,
+        },
         () = stop => None,
         () = kill.as_mut() => return,
     };

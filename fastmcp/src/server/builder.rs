@@ -640,9 +640,9 @@ pub struct HttpOptions {
     /// either way.
     pub sessions: bool,
     /// How long a client may take to send a request's head (default 30 s, hyper's own): a connection that
-    /// trickles its headers, or sends nothing after connecting, is closed. On HTTP/1.1 hyper also times the
-    /// wait for the next request's head from the end of the last response, so an idle HTTP/1.1 connection
-    /// closes after the shorter of this and [`idle_timeout`](Self::idle_timeout).
+    /// trickles its headers, or sends nothing after connecting, is closed. On HTTP/1.1 the wait for the next
+    /// request's head is timed too, from the end of the last response, so an idle HTTP/1.1 connection closes
+    /// after the shorter of this and [`idle_timeout`](Self::idle_timeout).
     pub header_read_timeout: Duration,
     /// How long a client may take to send a whole request body (default 60 s, nginx's
     /// `client_body_timeout`, here a deadline for the whole body so a trickle cannot stretch it). Past it the
