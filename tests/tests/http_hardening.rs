@@ -242,14 +242,12 @@ async fn request_from(
     (stream, reply)
 }
 
-#[tokio::test]
-async fn slow_and_silent_clients_are_cut_after_the_header_read_timeout() {
-    let s = Server::spawn(&[("HARDENED_HEADER_MS", "1000"), ("HARDENED_IDLE_MS", "60000")]).await;
-    // Headers trickled a byte every 100 ms: they would take ~6 s.
-    let mut slow = connect_from(LOCAL, s.addr).await;
+/// Trickles a request's head on `stream`, a byte every 100 ms (about 6 s in all), and asserts that the
+/// server cuts it after a 1 s header read timeout, sending nothing or a 408.
+async fn a_trickled_head_is_cut(stream: &mut TcpStream, host: &str) {
     let start = Instant::now();
-    let request = head("POST", "/mcp", Some(&s.host()), &modern_headers("tools/call"), Some(10));
-    let (mut read, mut write) = slow.split();
+    let request = head("POST", "/mcp", Some(host), &modern_headers("tools/call"), Some(10));
+    let (mut read, mut write) = stream.split();
     let trickle = async {
         for byte in request.as_bytes() {
             if write.write_all(&[*byte]).await.is_err() {
@@ -268,6 +266,22 @@ async fn slow_and_silent_clients_are_cut_after_the_header_read_timeout() {
     assert!(cut >= Duration::from_millis(900), "cut after the timeout, not before: {cut:?}");
     let sent = String::from_utf8_lossy(&sent);
     assert!(sent.is_empty() || sent.starts_with("HTTP/1.1 408"), "nothing, or a 408: {sent:?}");
+}
+
+/// An HTTP/1.1 connection that has had one request answered and is kept alive.
+async fn kept_alive(s: &Server) -> TcpStream {
+    let body = echo_body("once");
+    let (kept, reply) = request_from(LOCAL, s.addr, "POST", &modern_headers("tools/call"), &body).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_eq!(reply.header("connection"), None, "kept alive: {reply:?}");
+    kept
+}
+
+#[tokio::test]
+async fn slow_and_silent_clients_are_cut_after_the_header_read_timeout() {
+    let s = Server::spawn(&[("HARDENED_HEADER_MS", "1000"), ("HARDENED_IDLE_MS", "60000")]).await;
+    let mut slow = connect_from(LOCAL, s.addr).await;
+    a_trickled_head_is_cut(&mut slow, &s.host()).await;
 
     // A client that connects and sends nothing.
     let mut silent = connect_from(LOCAL, s.addr).await;
@@ -279,33 +293,10 @@ async fn slow_and_silent_clients_are_cut_after_the_header_read_timeout() {
 
 #[tokio::test]
 async fn a_kept_alive_connection_that_trickles_its_next_head_is_cut_after_the_header_read_timeout() {
+    // The idle timeout is a minute: only the header read timeout can cut the second head.
     let s = Server::spawn(&[("HARDENED_HEADER_MS", "1000"), ("HARDENED_IDLE_MS", "60000")]).await;
-    let body = echo_body("first");
-    let (mut kept, reply) = request_from(LOCAL, s.addr, "POST", &modern_headers("tools/call"), &body).await;
-    assert_eq!(reply.status, 200, "{reply:?}");
-    assert_eq!(reply.header("connection"), None, "kept alive: {reply:?}");
-    // The next request's head, a byte every 100 ms: it would take ~6 s, and the idle timeout is a minute.
-    let start = Instant::now();
-    let request = head("POST", "/mcp", Some(&s.host()), &modern_headers("tools/call"), Some(10));
-    let (mut read, mut write) = kept.split();
-    let trickle = async {
-        for byte in request.as_bytes() {
-            if write.write_all(&[*byte]).await.is_err() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    };
-    let mut sent = Vec::new();
-    let wait = async { tokio::time::timeout(TIMEOUT, read.read_to_end(&mut sent)).await.expect("closed in time") };
-    tokio::select! {
-        _ = wait => {}
-        () = trickle => panic!("the whole second head went through: the slow client was not cut"),
-    }
-    let cut = start.elapsed();
-    assert!(cut >= Duration::from_millis(900), "cut after the timeout, not before: {cut:?}");
-    let sent = String::from_utf8_lossy(&sent);
-    assert!(sent.is_empty() || sent.starts_with("HTTP/1.1 408"), "nothing, or a 408: {sent:?}");
+    let mut kept = kept_alive(&s).await;
+    a_trickled_head_is_cut(&mut kept, &s.host()).await;
     s.serves().await;
 }
 
@@ -332,10 +323,7 @@ async fn a_slow_body_is_answered_408_after_the_body_read_timeout() {
 async fn idle_connections_are_closed_after_the_idle_timeout() {
     let s = Server::spawn(&[("HARDENED_IDLE_MS", "1000"), ("HARDENED_HEADER_MS", "60000")]).await;
     // HTTP/1.1 keep-alive: one request, then nothing.
-    let body = echo_body("once");
-    let (mut kept, reply) = request_from(LOCAL, s.addr, "POST", &modern_headers("tools/call"), &body).await;
-    assert_eq!(reply.status, 200, "{reply:?}");
-    assert_eq!(reply.header("connection"), None, "kept alive: {reply:?}");
+    let mut kept = kept_alive(&s).await;
     let start = Instant::now();
     assert!(closed(&mut kept).await.is_empty());
     assert!(start.elapsed() >= Duration::from_millis(900), "{:?}", start.elapsed());
