@@ -410,6 +410,19 @@ async fn sigterm_with_half_sent_requests_exits_by_the_shutdown_deadline() {
 }
 
 #[tokio::test]
+async fn sigterm_closes_a_connection_that_has_sent_nothing_at_once() {
+    let s = Server::spawn(&[("HARDENED_GRACE_MS", "5000"), ("HARDENED_HEADER_MS", "60000")]).await;
+    let mut silent = connect_from(LOCAL, s.addr).await;
+    s.serves().await;
+    let log = s.log.clone();
+    let (took, status) = s.terminate().await;
+    assert!(status.success(), "{status}");
+    assert!(took < Duration::from_secs(3), "no request to wait for, so no grace waited out: {took:?}");
+    assert!(!log.lock().unwrap().iter().any(|l| l.contains("still open after the shutdown grace")));
+    assert!(closed(&mut silent).await.is_empty());
+}
+
+#[tokio::test]
 async fn at_the_connection_cap_a_new_connection_waits_and_is_served_when_one_closes() {
     let s = Server::spawn(&[("HARDENED_MAX_CONNECTIONS", "2")]).await;
     let first = connect_from(LOCAL, s.addr).await;
@@ -766,6 +779,87 @@ async fn an_h2_connection_has_at_most_max_concurrent_streams_requests_in_flight(
     drop(subscription);
     let (status, body) = tokio::time::timeout(TIMEOUT, call).await.expect("served once the stream closed").unwrap();
     assert_eq!(status, 200, "{body}");
+    s.serves().await;
+}
+
+/// A socket whose first `skip` bytes written were sent already, by hand: hyper's client writes them again,
+/// and they are dropped.
+struct Sent {
+    stream: TcpStream,
+    skip: usize,
+}
+
+impl tokio::io::AsyncRead for Sent {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for Sent {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        if self.skip > 0 {
+            let n = self.skip.min(buf.len());
+            self.skip -= n;
+            return std::task::Poll::Ready(Ok(n));
+        }
+        std::pin::Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
+
+#[tokio::test]
+async fn a_connection_whose_first_bytes_leave_its_protocol_in_doubt_is_served() {
+    // The server peeks a connection's first bytes to pick HTTP/1.1 or HTTP/2; a first segment that is
+    // still a prefix of the HTTP/2 preface could be either, and is told apart once more has come.
+    let s = Server::spawn(&[]).await;
+    let pause = Duration::from_millis(300);
+
+    // HTTP/1.1, its "P" alone (POST or PRI?), the rest after a pause.
+    let mut http1 = connect_from(LOCAL, s.addr).await;
+    let body = echo_body("in doubt, h1");
+    let request = head("POST", "/mcp", Some(&s.host()), &modern_headers("tools/call"), Some(body.len()));
+    http1.write_all(b"P").await.unwrap();
+    tokio::time::sleep(pause).await;
+    http1.write_all(format!("{}{body}", &request[1..]).as_bytes()).await.unwrap();
+    let reply = reply_in_time(&mut http1).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert!(reply.body.contains("in doubt, h1"), "{reply:?}");
+
+    // h2c with prior knowledge, the preface's first line alone, then hyper's client from its start.
+    let mut stream = connect_from(LOCAL, s.addr).await;
+    let line = b"PRI * HTTP/2.0\r\n";
+    stream.write_all(line).await.unwrap();
+    tokio::time::sleep(pause).await;
+    let io = hyper_util::rt::TokioIo::new(Sent { stream, skip: line.len() });
+    let (mut sender, conn) =
+        hyper::client::conn::http2::handshake::<_, _, H2Body>(hyper_util::rt::TokioExecutor::new(), io)
+            .await
+            .expect("h2c");
+    tokio::spawn(conn);
+    let (status, body) = h2_send(&mut sender, &format!("http://{}/mcp", s.addr), &[]).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("over h2"), "{body}");
     s.serves().await;
 }
 

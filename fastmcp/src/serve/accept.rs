@@ -53,8 +53,8 @@ pub(super) async fn serve(server: Server, options: HttpOptions) -> std::io::Resu
         stop: CancellationToken::new(),
         kill: CancellationToken::new(),
     });
-    let builder = builder(&options);
-    let endpoint = Arc::new(Endpoint { mcp: mcp.clone(), path: options.path.into(), builder });
+    let builders = Builders::new(&options);
+    let endpoint = Arc::new(Endpoint { mcp: mcp.clone(), path: options.path.into(), builders });
     tokio::select! {
         () = accept(listener, &admission, &endpoint, &ends) => {}
         () = shutdown_signal() => {}
@@ -79,15 +79,48 @@ pub(super) async fn serve(server: Server, options: HttpOptions) -> std::io::Resu
 struct Endpoint {
     mcp: McpService,
     path: Arc<str>,
-    builder: auto::Builder<TokioExecutor>,
+    builders: Builders,
 }
 
-/// hyper's connection settings from the options: HTTP/2's cap on requests in flight. HTTP/1.1 gets no timer,
-/// so hyper times no heads: the connection's driver does (`connection.rs`), without a timer a request.
-fn builder(options: &HttpOptions) -> auto::Builder<TokioExecutor> {
-    let mut builder = auto::Builder::new(TokioExecutor::new());
-    builder.http2().timer(TokioTimer::new()).max_concurrent_streams(options.max_concurrent_streams);
-    builder
+/// The HTTP/2 client connection preface (RFC 9113, section 3.4), which an h2c client with prior knowledge
+/// sends first.
+const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// hyper's connection settings, one set for each thing a connection's first bytes may say.
+///
+/// hyper-util tells the two protocols apart by reading a connection's first bytes and replaying them ahead
+/// of the socket, so HTTP/1's first read returned only those and its read buffer grew to 16 KB (8 KB is
+/// hyper's own), held through the connection's first request: half a megabyte at 64 connections. The
+/// bytes are peeked instead, and only a connection they leave in doubt (a prefix of the preface so far)
+/// is told apart hyper-util's way.
+struct Builders {
+    http1: auto::Builder<TokioExecutor>,
+    http2: auto::Builder<TokioExecutor>,
+    either: auto::Builder<TokioExecutor>,
+}
+
+impl Builders {
+    /// HTTP/2's cap on requests in flight. HTTP/1.1 gets no timer, so hyper times no heads: the connection's
+    /// driver does (`connection.rs`), without a timer a request.
+    fn new(options: &HttpOptions) -> Self {
+        let mut either = auto::Builder::new(TokioExecutor::new());
+        either.http2().timer(TokioTimer::new()).max_concurrent_streams(options.max_concurrent_streams);
+        Self { http1: either.clone().http1_only(), http2: either.clone().http2_only(), either }
+    }
+
+    /// The builder for a connection that sent `first` (none: it closed, or the peek failed, which hyper
+    /// will see too).
+    fn speaking(&self, first: &[u8]) -> &auto::Builder<TokioExecutor> {
+        if first.is_empty() {
+            &self.either
+        } else if !PREFACE.starts_with(first) {
+            &self.http1
+        } else if first.len() == PREFACE.len() {
+            &self.http2
+        } else {
+            &self.either
+        }
+    }
 }
 
 /// Accepts connections for as long as it is polled, each while there is a place for it.
@@ -122,6 +155,9 @@ async fn connection(
     ends: Arc<Ends>,
 ) {
     let activity = Activity::new();
+    let mut first = [0; PREFACE.len()];
+    let Some(peeked) = activity.opening(&ends, stream.peek(&mut first)).await else { return };
+    let builder = endpoint.builders.speaking(&first[..peeked.unwrap_or(0)]);
     let io = TokioIo::new(stream);
     let _place = match place {
         Ok(place) => place,
@@ -129,7 +165,7 @@ async fn connection(
             let service = hyper::service::service_fn(move |_| async move {
                 Ok::<_, std::convert::Infallible>(too_many_connections(per_client))
             });
-            drive(endpoint.builder.serve_connection(io, service).into_owned(), activity, ends).await;
+            drive(builder.serve_connection(io, service).into_owned(), activity, ends).await;
             drop(place);
             return;
         }
@@ -149,7 +185,7 @@ async fn connection(
             Ok::<_, std::convert::Infallible>(holding(response, in_flight))
         }
     });
-    drive(endpoint.builder.serve_connection(io, service).into_owned(), activity, ends).await;
+    drive(builder.serve_connection(io, service).into_owned(), activity, ends).await;
 }
 
 fn status(status: hyper::StatusCode) -> hyper::Response<Body> {

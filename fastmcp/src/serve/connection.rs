@@ -47,6 +47,19 @@ impl Activity {
         })
     }
 
+    /// `first` (a wait for the connection's first bytes), for as long as the connection may wait for its
+    /// first head: `None` once `header_read_timeout` from its start has passed or the server stops.
+    pub async fn opening<F: Future>(&self, ends: &Ends, first: F) -> Option<F::Output> {
+        tokio::select! {
+            out = first => Some(out),
+            () = tokio::time::sleep_until(self.born + ends.head) => {
+                tracing::debug!("connection cut: no request head within HttpOptions::header_read_timeout");
+                None
+            }
+            () = ends.stop.cancelled() => None,
+        }
+    }
+
     pub fn begin(self: &Arc<Self>, version: hyper::Version) -> InFlight {
         if version < hyper::Version::HTTP_2 {
             self.http1.store(true, Ordering::Relaxed);
