@@ -45,6 +45,8 @@ struct Stats {
     rps: Option<f64>,
     rps_lo: f64,
     rps_hi: f64,
+    /// Each round by its `round` label: the alternating runs a ratio pairs up.
+    by_round: BTreeMap<String, Round>,
     p50: Option<f64>,
     p99: Option<f64>,
     cpu: Option<f64>,
@@ -54,6 +56,13 @@ struct Stats {
     flow_p50: Option<f64>,
     flow_p99: Option<f64>,
     cpu_flow: Option<f64>,
+}
+
+/// One round's figures that a ratio of two servers reads.
+#[derive(Clone)]
+struct Round {
+    rps: Option<f64>,
+    p99: Option<f64>,
 }
 
 /// An idle-session measurement.
@@ -174,6 +183,12 @@ fn load(path: &str, filters: &[String]) -> Data {
             rps: median(rps.clone()),
             rps_lo: rps.iter().copied().fold(f64::INFINITY, f64::min),
             rps_hi: rps.iter().copied().fold(0.0, f64::max),
+            by_round: rounds
+                .iter()
+                .filter_map(|f| {
+                    Some((f.get("round")?.to_string(), Round { rps: num(f, "rps"), p99: num(f, "p99_us") }))
+                })
+                .collect(),
             p50: col("p50_us"),
             p99: col("p99_us"),
             cpu: col("cpu_us"),
@@ -207,6 +222,12 @@ fn times(r: Option<f64>) -> String {
         Some(r) => format!("{r:.2}×"),
         None => "–".to_owned(),
     }
+}
+
+/// `lo–hi×`, as [`times`] writes each.
+fn times_range(lo: f64, hi: f64) -> String {
+    let one = |r: f64| times(Some(r));
+    format!("{}–{}", one(lo).trim_end_matches('×'), one(hi))
 }
 
 /// `load summarize FILE [key=value …] [--main]`: the main table, then (unless `--main`) the MRTR table,
@@ -437,6 +458,25 @@ impl Measure {
     }
 }
 
+impl Measure {
+    /// The lowest and highest of the per-round ratios, for a measure that compares two servers in one cell:
+    /// round k of one against round k of the other, run back to back. How far they spread says how near a
+    /// threshold the median can be read.
+    fn round_range(self, data: &Data, server: &str) -> Option<(f64, f64)> {
+        let (transport, level, pick): (_, _, fn(&Round) -> Option<f64>) = match self {
+            Measure::Rps(transport, level) => (transport, level, |r| r.rps),
+            Measure::P99(transport, level) => (transport, level, |r| r.p99),
+            _ => return None,
+        };
+        let ours = &data.get(transport, "modern-call", level, server)?.by_round;
+        let floor = &data.get(transport, "modern-call", level, "bare")?.by_round;
+        let ratios: Vec<f64> = ours.iter().filter_map(|(round, r)| ratio(pick(r), pick(floor.get(round)?))).collect();
+        let lo = ratios.iter().copied().reduce(f64::min)?;
+        let hi = ratios.iter().copied().reduce(f64::max)?;
+        (ratios.len() > 1).then_some((lo, hi))
+    }
+}
+
 /// The issue's targets, each read off this run's figures.
 const TARGETS: &[(&str, Measure, Goal)] = &[
     ("HTTP modern tools/call, 64 conns: req/s ÷ bare", Measure::Rps("http", 64), Goal::AtLeast(0.85)),
@@ -471,7 +511,9 @@ fn targets_table(data: &Data) {
         return;
     }
     println!();
-    println!("Targets (issue 14), each from this run's figures; rmcp's same figure for reference.");
+    println!("Targets (issue 14), each from this run's figures; rmcp's same figure for reference. A ratio of two");
+    println!("servers in one cell is of their medians; \"rounds\" beside it is the lowest and highest of its");
+    println!("per-round ratios (round k against round k, run back to back), how far the noise moved it.");
     println!();
     println!("| target | goal | server | measured | verdict | rmcp |");
     println!("|---|---:|---|---:|---|---:|");
@@ -492,7 +534,10 @@ fn targets_table(data: &Data) {
                 Some(_) => "**miss**",
                 None => "not run",
             };
-            println!("| {what} | {} | {server} | {} | {verdict} | {rmcp} |", goal.text(unit), show(value));
+            let rounds = measure
+                .round_range(data, server)
+                .map_or_else(String::new, |(lo, hi)| format!(" (rounds {})", times_range(lo, hi)));
+            println!("| {what} | {} | {server} | {}{rounds} | {verdict} | {rmcp} |", goal.text(unit), show(value));
         }
     }
     if absent > 0 {
@@ -593,6 +638,31 @@ offered=0.8 rate=64000 transport=http tcp=quickack scenario=modern-call level=64
         let closed = Measure::P99("http", 64).of(&data, "fastmcp").unwrap();
         let open = Measure::P99Offered(64, "0.8").of(&data, "fastmcp").unwrap();
         assert!((closed - 3.0).abs() < 1e-9 && (open - 1.1).abs() < 1e-9, "{closed} {open}");
+    }
+
+    #[test]
+    fn a_ratio_of_two_servers_shows_the_spread_of_its_rounds() {
+        let raw = "\
+transport=http scenario=modern-call level=1 impl=fastmcp round=1 rps=90 p99_us=30 errors=0
+transport=http scenario=modern-call level=1 impl=bare round=1 rps=100 p99_us=20 errors=0
+transport=http scenario=modern-call level=1 impl=bare round=2 rps=100 p99_us=20 errors=0
+transport=http scenario=modern-call level=1 impl=fastmcp round=2 rps=110 p99_us=20 errors=0
+transport=http scenario=modern-call level=1 impl=fastmcp round=3 rps=95 p99_us=25 errors=0
+transport=http scenario=modern-call level=1 impl=bare round=3 rps=50 p99_us=25 errors=0
+";
+        let three = data(raw, &[]);
+        // Medians 95 and 100; the rounds 0.9, 1.1 and 1.9.
+        let median = Measure::Rps("http", 1).of(&three, "fastmcp").unwrap();
+        assert!((median - 0.95).abs() < 1e-9, "{median}");
+        let (lo, hi) = Measure::Rps("http", 1).round_range(&three, "fastmcp").unwrap();
+        assert!((lo - 0.9).abs() < 1e-9 && (hi - 1.9).abs() < 1e-9, "{lo} {hi}");
+        let (lo, hi) = Measure::P99("http", 1).round_range(&three, "fastmcp").unwrap();
+        assert!((lo - 1.0).abs() < 1e-9 && (hi - 1.5).abs() < 1e-9, "{lo} {hi}");
+        assert_eq!(times_range(lo, hi), "1.00–1.50×");
+        // One round has no spread, and a measure across cells has no pairing.
+        let one = data(RAW, &["tcp=quickack"]);
+        assert_eq!(Measure::Rps("http", 64).round_range(&one, "fastmcp"), None);
+        assert_eq!(Measure::Flow(1).round_range(&three, "fastmcp"), None);
     }
 
     #[test]
