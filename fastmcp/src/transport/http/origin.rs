@@ -28,27 +28,39 @@ pub(crate) fn check(uri: &Uri, headers: &HeaderMap, local_only: bool) -> Result<
     let host = match (hosts.next(), hosts.next()) {
         (_, Some(_)) => return Err(malformed("Bad Request: more than one Host header")),
         (Some(value), None) => {
-            let host = value.to_str().ok().filter(|h| authority(h).is_some());
+            let host = value.to_str().ok().and_then(Named::parse);
             Some(host.ok_or(malformed("Bad Request: malformed Host header"))?)
         }
         (None, None) => None,
     };
     // The `http` crate has parsed the URI's authority already, but more leniently than `host[:port]`.
-    let target = match uri.authority().map(|a| a.as_str()) {
-        Some(target) if authority(target).is_none() => return Err(malformed("Bad Request: malformed :authority")),
-        target => target,
+    let target = match uri.authority() {
+        Some(target) => Some(Named::parse(target.as_str()).ok_or(malformed("Bad Request: malformed :authority"))?),
+        None => None,
     };
     let named = match (host, target) {
         (None, None) => return Err(malformed("Bad Request: missing Host header")),
-        (Some(host), Some(target)) if !host.eq_ignore_ascii_case(target) => {
+        (Some(host), Some(target)) if !host.authority.eq_ignore_ascii_case(target.authority) => {
             return Err(malformed("Bad Request: Host does not match the request's authority"));
         }
         (Some(one), _) | (None, Some(one)) => one,
     };
-    if local_only && !(is_loopback(named) && local_origin(headers)) {
+    if local_only && !(is_loopback_host(named.host) && local_origin(headers)) {
         return Err(NOT_LOCAL);
     }
     Ok(())
+}
+
+/// A `host[:port]` authority and its host, parsed once.
+struct Named<'a> {
+    authority: &'a str,
+    host: &'a str,
+}
+
+impl<'a> Named<'a> {
+    fn parse(authority: &'a str) -> Option<Self> {
+        Some(Self { authority, host: self::authority(authority)? })
+    }
 }
 
 /// No `Origin` (not a browser), or exactly one naming a loopback `http`/`https` origin.
@@ -101,9 +113,12 @@ fn authority(authority: &str) -> Option<&str> {
 
 /// `localhost`, `127.x.y.z` or `[::1]`, with an optional port.
 fn is_loopback(named: &str) -> bool {
-    authority(named).is_some_and(|host| {
-        host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
-    })
+    authority(named).is_some_and(is_loopback_host)
+}
+
+/// An authority's host (brackets off) that names the loopback.
+fn is_loopback_host(host: &str) -> bool {
+    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 #[cfg(test)]
