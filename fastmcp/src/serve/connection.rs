@@ -49,13 +49,11 @@ impl Activity {
 
     /// `first` (a wait for the connection's first bytes), for as long as the connection may wait for its
     /// first head: `None` once `header_read_timeout` from its start has passed or the server stops.
-    pub async fn opening<F: Future>(&self, ends: &Ends, first: F) -> Option<F::Output> {
+    pub async fn opening<F: Future>(self: &Arc<Self>, ends: &Ends, first: F) -> Option<F::Output> {
         tokio::select! {
             out = first => Some(out),
-            () = tokio::time::sleep_until(self.born + ends.head) => {
-                tracing::debug!("connection cut: no request head within HttpOptions::header_read_timeout");
-                None
-            }
+            // Before any request this is the wait for the first head.
+            _ = self.clone().idle(ends.head, ends.idle) => None,
             () = ends.stop.cancelled() => None,
         }
     }
@@ -89,6 +87,9 @@ impl Activity {
                 }
             };
             if Instant::now() >= deadline {
+                if let Quiet::Head = quiet {
+                    tracing::debug!("connection cut: no request head within HttpOptions::header_read_timeout");
+                }
                 return quiet;
             }
             if last == NEVER {
@@ -158,10 +159,7 @@ where
     let ended = tokio::select! {
         ended = conn.as_mut() => Some(ended),
         quiet = idle => match quiet {
-            Quiet::Head => {
-                tracing::debug!("connection cut: no request head within HttpOptions::header_read_timeout");
-                return;
-            }
+            Quiet::Head => return,
             Quiet::Idle => None,
         },
         () = stop => None,

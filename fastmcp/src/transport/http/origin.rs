@@ -58,8 +58,8 @@ struct Named<'a> {
 }
 
 impl<'a> Named<'a> {
-    fn parse(authority: &'a str) -> Option<Self> {
-        Some(Self { authority, host: self::authority(authority)? })
+    fn parse(text: &'a str) -> Option<Self> {
+        Some(Self { authority: text, host: authority(text)? })
     }
 }
 

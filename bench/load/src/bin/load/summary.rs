@@ -456,9 +456,7 @@ impl Measure {
             Measure::SessionBytes => data.sessions.iter().find(|s| s.server == server)?.bytes,
         }
     }
-}
 
-impl Measure {
     /// The lowest and highest of the per-round ratios, for a measure that compares two servers in one cell:
     /// round k of one against round k of the other, run back to back. How far they spread says how near a
     /// threshold the median can be read.
