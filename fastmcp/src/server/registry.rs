@@ -154,10 +154,15 @@ fn chain_of(server: &Chain, mounted: &Chain) -> Chain {
     if mounted.is_empty() { server.clone() } else { server.iter().chain(mounted.iter()).cloned().collect() }
 }
 
+/// A registry map from a component's name (or URI) to its entry. A call looks its tool up more than once,
+/// so it hashes with foldhash (see Cargo.toml) rather than SipHash. Only the server's own components are
+/// ever inserted, so a client can't choose names that collide in it.
+pub(crate) type ByName<V> = HashMap<String, V, foldhash::fast::RandomState>;
+
 pub(crate) struct Registry {
-    pub tools: HashMap<String, Arc<ToolEntry>>,
-    pub prompts: HashMap<String, Arc<PromptEntry>>,
-    pub resources: HashMap<String, ResourceEntry>,
+    pub tools: ByName<Arc<ToolEntry>>,
+    pub prompts: ByName<Arc<PromptEntry>>,
+    pub resources: ByName<ResourceEntry>,
     /// In registration order: the first template that matches a URI serves it.
     pub templates: Vec<TemplateEntry>,
     pub tool_list: Listing,
@@ -181,7 +186,7 @@ impl Registry {
         let mut problems = Vec::new();
         let hint = |caching: Caching, op: Cached| cache::item_hint(caching.ttl, caching.scope, cache.get(op));
 
-        let mut tools = HashMap::new();
+        let mut tools = ByName::default();
         let mut tool_defs: Vec<Item<Tool>> = Vec::new();
         for registered in &reg.tools {
             let handler = registered.handler.clone();
@@ -207,7 +212,7 @@ impl Registry {
             tool_defs.push((access, hint(handler_caching, Cached::ToolsList), def));
         }
 
-        let mut prompts = HashMap::new();
+        let mut prompts = ByName::default();
         let mut prompt_defs: Vec<Item<Prompt>> = Vec::new();
         for registered in &reg.prompts {
             let handler = registered.handler.clone();
@@ -220,7 +225,7 @@ impl Registry {
             prompt_defs.push((access, item_hint, def));
         }
 
-        let mut resources = HashMap::new();
+        let mut resources = ByName::default();
         let mut templates: Vec<TemplateEntry> = Vec::new();
         let mut resource_defs: Vec<Item<Resource>> = Vec::new();
         let mut template_defs: Vec<Item<ResourceTemplate>> = Vec::new();
