@@ -172,11 +172,12 @@ async fn connection(
     };
     let requests = activity.clone();
     let (mcp, path) = (endpoint.mcp.clone(), endpoint.path.clone());
+    let peer = mcp.peer(peer.ip());
     // The endpoint is path-agnostic; this server serves it on one path.
     let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
         let in_flight = requests.begin(req.version());
         let ours = req.uri().path() == &*path || mcp.serves_metadata_at(req.uri().path());
-        let served = ours.then(|| mcp.answer(req, Some(peer.ip())));
+        let served = ours.then(|| mcp.answer(req, Some(peer.clone())));
         async move {
             let response = match served {
                 Some(served) => served.await?,

@@ -12,11 +12,12 @@ use super::sse::Response;
 use super::streams::Client;
 use crate::era::{Classified, Delivery};
 use crate::protocol::{ErrorObject, RequestId, error_json};
-use crate::shares::{Share, Shares};
+use crate::shares::{Share, Shares, Tally};
 use bytes::Bytes;
 use http::StatusCode;
 use http::header::{self, HeaderValue};
 use http_body_util::{BodyExt as _, Full};
+use std::net::IpAddr;
 use std::sync::Arc;
 
 /// The per-client quotas of one endpoint.
@@ -33,6 +34,14 @@ pub(crate) struct Held {
     _share: Option<Arc<Share<Client>>>,
 }
 
+/// The address a request comes from, with that client's tally of requests being served: looked up once for
+/// a connection (`serve_http`'s accept loop makes one per connection), so its requests count without a lock.
+#[derive(Clone)]
+pub(crate) struct Peer {
+    pub ip: IpAddr,
+    requests: Arc<Tally<Client>>,
+}
+
 /// The quota a client is at.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Over {
@@ -47,7 +56,13 @@ impl Quotas {
         Self { requests: Shares::new(requests_per_client), sessions: Shares::new(sessions_per_client) }
     }
 
-    /// A place for `req` among its client's requests being served.
+    /// `ip` as a [`Peer`] of this endpoint.
+    pub fn peer(&self, ip: IpAddr) -> Peer {
+        Peer { ip, requests: self.requests.tally(Client::Addr(ip)) }
+    }
+
+    /// A place for `req` among its client's requests being served; counted on `peer`'s own tally when the
+    /// client is that peer.
     ///
     /// A long-lived stream (`subscriptions/listen`) does not count: it is a request that never finishes,
     /// already under its own per-client cap (`max_streams_per_client`); counted here too, a client's
@@ -55,11 +70,15 @@ impl Quotas {
     /// Only requests count: a client's responses (the answers to the shim's elicitation or sampling
     /// requests) and notifications are handed over at once, and must get through while its requests wait
     /// for them.
-    pub fn request(&self, client: Option<&Client>, req: &Classified) -> Result<Held, Over> {
+    pub fn request(&self, client: Option<&Client>, peer: Option<&Peer>, req: &Classified) -> Result<Held, Over> {
         if matches!(req.delivery(), Delivery::Stream { keep_alive: true }) {
             return Ok(Held { _share: None });
         }
-        take(&self.requests, client).ok_or(Over::Requests(self.requests.per_key()))
+        let held = match (client, peer) {
+            (Some(Client::Addr(ip)), Some(peer)) if *ip == peer.ip => held(peer.requests.take()),
+            _ => take(&self.requests, client),
+        };
+        held.ok_or(Over::Requests(self.requests.per_key()))
     }
 
     /// A place for one more session of `client`.
@@ -70,9 +89,13 @@ impl Quotas {
 
 fn take(shares: &Arc<Shares<Client>>, client: Option<&Client>) -> Option<Held> {
     match client {
-        Some(client) => shares.take(client.clone()).map(|share| Held { _share: Some(Arc::new(share)) }),
+        Some(client) => held(shares.take(client.clone())),
         None => Some(Held { _share: None }),
     }
+}
+
+fn held(share: Option<Share<Client>>) -> Option<Held> {
+    share.map(|share| Held { _share: Some(Arc::new(share)) })
 }
 
 impl Over {

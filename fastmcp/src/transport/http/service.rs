@@ -6,7 +6,7 @@
 //! wherever an application routes it (`Router::route_service("/mcp", service)` in axum).
 
 use super::origin;
-use super::quotas::{Held, Quotas};
+use super::quotas::{Held, Peer, Quotas};
 use super::session::Sessions;
 use super::sse::{self, Body, EventLog, Response, Retention, holding};
 use super::streams::{AtCap, Client, PeerAddr, Streams};
@@ -146,9 +146,15 @@ impl McpService {
         self.endpoint.gate.is_some() && Gate::is_metadata_path(path)
     }
 
+    /// A client address as this endpoint counts it: `serve_http` makes one for each connection.
+    pub(crate) fn peer(&self, ip: IpAddr) -> Peer {
+        self.endpoint.quotas.peer(ip)
+    }
+
     /// [`call`](tower_service::Service::call) for a request from `peer`: the server `serve_http` runs passes
-    /// the address here rather than as a [`PeerAddr`] extension (three allocations a request).
-    pub(crate) fn answer<B>(&self, req: http::Request<B>, peer: Option<IpAddr>) -> Answering
+    /// its connection's peer here rather than as a [`PeerAddr`] extension (three allocations a request, and a
+    /// lookup of its client's tally).
+    pub(crate) fn answer<B>(&self, req: http::Request<B>, peer: Option<Peer>) -> Answering
     where
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -193,7 +199,7 @@ where
     }
 
     fn call(&mut self, req: http::Request<B>) -> Self::Future {
-        let peer = req.extensions().get::<PeerAddr>().map(|p| p.0);
+        let peer = req.extensions().get::<PeerAddr>().map(|p| self.peer(p.0));
         self.answer(req, peer)
     }
 }
@@ -304,10 +310,10 @@ fn streams_full(id: Option<&RequestId>, full: &AtCap) -> Response {
 
 /// Who a stream, a request or a session counts against: the principal when there is one, else the client's
 /// address if known.
-fn client_of(caller: Option<&AccessToken>, peer: Option<IpAddr>) -> Option<Client> {
+fn client_of(caller: Option<&AccessToken>, peer: Option<&Peer>) -> Option<Client> {
     match caller {
         Some(caller) => Some(Client::Principal(caller.principal().as_str().to_owned())),
-        None => peer.map(Client::Addr),
+        None => peer.map(|peer| Client::Addr(peer.ip)),
     }
 }
 
@@ -340,7 +346,7 @@ fn covers(range: &[u8], media: &[u8]) -> bool {
 }
 
 impl Endpoint {
-    async fn handle<B>(self: Arc<Self>, head: Arc<Head>, body: B, peer: Option<IpAddr>) -> Response
+    async fn handle<B>(self: Arc<Self>, head: Arc<Head>, body: B, peer: Option<Peer>) -> Response
     where
         B: http_body::Body<Data = Bytes>,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -371,8 +377,8 @@ impl Endpoint {
         };
         let stateful = self.sessions.is_some();
         match head.method {
-            Method::POST => self.post(head, body, caller, peer).await,
-            Method::GET if stateful => self.get(&head.headers, caller.as_deref(), peer).await,
+            Method::POST => self.post(head, body, caller, peer.as_ref()).await,
+            Method::GET if stateful => self.get(&head.headers, caller.as_deref(), peer.as_ref()).await,
             Method::DELETE if stateful => self.delete(&head.headers, caller.as_deref()).await,
             _ if stateful => method_not_allowed("GET, POST, DELETE"),
             _ => method_not_allowed("POST"),
@@ -399,7 +405,7 @@ impl Endpoint {
         head: Arc<Head>,
         body: B,
         caller: Option<Arc<AccessToken>>,
-        peer: Option<IpAddr>,
+        peer: Option<&Peer>,
     ) -> Response
     where
         B: http_body::Body<Data = Bytes>,
@@ -428,7 +434,8 @@ impl Endpoint {
             Ok(Message::Request(mut req)) => {
                 req.caller = caller;
                 req.http = Some(HttpRequest::new(head.clone()));
-                let held = match self.quotas.request(client_of(req.caller.as_deref(), peer).as_ref(), &req) {
+                let client = client_of(req.caller.as_deref(), peer);
+                let held = match self.quotas.request(client.as_ref(), peer, &req) {
                     Ok(held) => held,
                     Err(over) => return over.response(Some(&req.id)),
                 };
@@ -515,7 +522,7 @@ impl Endpoint {
         self: Arc<Self>,
         req: Box<Classified>,
         headers: &HeaderMap,
-        peer: Option<IpAddr>,
+        peer: Option<&Peer>,
         held: &Held,
     ) -> Response {
         match req.session_use() {
@@ -530,7 +537,7 @@ impl Endpoint {
         session_use: SessionUse,
         req: Box<Classified>,
         headers: &HeaderMap,
-        peer: Option<IpAddr>,
+        peer: Option<&Peer>,
         held: &Held,
     ) -> Response {
         // Refused here, while the status can still say so: the answer may be a stream.
@@ -562,7 +569,7 @@ impl Endpoint {
 
     /// A modern request: admitted (headers against the body, envelope…), then served statelessly, as JSON
     /// or on a live stream. Closing that stream is cancellation on the modern protocol.
-    async fn modern(self: Arc<Self>, req: Box<Classified>, headers: &HeaderMap, peer: Option<IpAddr>) -> Response {
+    async fn modern(self: Arc<Self>, req: Box<Classified>, headers: &HeaderMap, peer: Option<&Peer>) -> Response {
         // A long-lived stream (a subscription) takes its slot under the caps first.
         let slot = match req.delivery() {
             Delivery::Stream { keep_alive: true } => {
@@ -612,7 +619,7 @@ impl Endpoint {
         sessions: &Arc<Sessions>,
         req: Box<Classified>,
         headers: &HeaderMap,
-        peer: Option<IpAddr>,
+        peer: Option<&Peer>,
     ) -> Response {
         if headers.contains_key(SESSION) {
             let e = ErrorObject::invalid_request("initialize opens a new session: send it without Mcp-Session-Id");
@@ -688,7 +695,7 @@ impl Endpoint {
     }
 
     /// `GET`: the session's standalone stream, or with `Last-Event-ID` the rest of a stream the client lost.
-    async fn get(&self, headers: &HeaderMap, caller: Option<&AccessToken>, peer: Option<IpAddr>) -> Response {
+    async fn get(&self, headers: &HeaderMap, caller: Option<&AccessToken>, peer: Option<&Peer>) -> Response {
         if !accepts(headers, &["text/event-stream"]) {
             let e = ErrorObject::invalid_request("Accept must list text/event-stream");
             return error(StatusCode::NOT_ACCEPTABLE, None, &e);
