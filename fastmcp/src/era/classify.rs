@@ -45,7 +45,8 @@ pub(crate) fn text(value: &[u8]) -> Option<&str> {
     if !value.iter().all(|b| is_visible(*b)) {
         return None;
     }
-    std::str::from_utf8(value).ok().map(str::trim)
+    // Visible ASCII and tabs: `trim_ascii` trims what `str::trim` would, without decoding characters.
+    std::str::from_utf8(value.trim_ascii()).ok()
 }
 
 fn is_visible(b: u8) -> bool {

@@ -329,12 +329,22 @@ fn session_not_found(id: Option<&RequestId>) -> Response {
 }
 
 /// Whether `Accept` lists each of `media`, or a wildcard that covers it (`*/*`, `type/*`). Read as bytes, on
-/// every POST: a header that is not text names no media type we look for.
-fn accepts(headers: &HeaderMap, media: &[&str]) -> bool {
+/// every POST: a header that is not text names no media type we look for. One pass over the ranges.
+fn accepts<const N: usize>(headers: &HeaderMap, media: [&str; N]) -> bool {
     let accept = headers.get(header::ACCEPT).map_or(&[][..], HeaderValue::as_bytes);
-    let ranges =
-        || accept.split(|b| *b == b',').map(|r| r.split(|b| *b == b';').next().unwrap_or_default().trim_ascii());
-    media.iter().all(|media| ranges().any(|range| covers(range, media.as_bytes())))
+    let (mut found, mut missing) = ([false; N], N);
+    for range in accept.split(|b| *b == b',') {
+        let range = memchr::memchr(b';', range).map_or(range, |params| &range[..params]).trim_ascii();
+        for (media, found) in media.iter().zip(&mut found).filter(|(_, found)| !**found) {
+            if covers(range, media.as_bytes()) {
+                (*found, missing) = (true, missing - 1);
+            }
+        }
+        if missing == 0 {
+            return true;
+        }
+    }
+    missing == 0
 }
 
 /// Whether the media range `range` covers the media type `media`.
@@ -413,12 +423,12 @@ impl Endpoint {
     {
         let headers = &head.headers;
         let content_type = era::Headers::text(headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
-        if !content_type.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json") {
+        if !content_type.split(';').next().unwrap_or("").trim_ascii().eq_ignore_ascii_case("application/json") {
             let e = ErrorObject::invalid_request("Content-Type must be application/json");
             return error(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, &e);
         }
         // Both, as the spec requires of clients: the answer may be either.
-        if !accepts(headers, &["application/json", "text/event-stream"]) {
+        if !accepts(headers, ["application/json", "text/event-stream"]) {
             let e = ErrorObject::invalid_request("Accept must list application/json and text/event-stream");
             return error(StatusCode::NOT_ACCEPTABLE, None, &e);
         }
@@ -696,7 +706,7 @@ impl Endpoint {
 
     /// `GET`: the session's standalone stream, or with `Last-Event-ID` the rest of a stream the client lost.
     async fn get(&self, headers: &HeaderMap, caller: Option<&AccessToken>, peer: Option<&Peer>) -> Response {
-        if !accepts(headers, &["text/event-stream"]) {
+        if !accepts(headers, ["text/event-stream"]) {
             let e = ErrorObject::invalid_request("Accept must list text/event-stream");
             return error(StatusCode::NOT_ACCEPTABLE, None, &e);
         }
