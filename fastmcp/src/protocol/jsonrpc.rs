@@ -123,8 +123,10 @@ pub struct ErrorObject {
     pub data: Option<Value>,
 }
 
+// `#[cold]` as `Error`'s constructors are (see there).
 impl ErrorObject {
     /// An error with this code and message and no `data`.
+    #[cold]
     pub fn new(code: i32, message: impl Into<String>) -> Self {
         Self { code, message: message.into(), data: None }
     }
@@ -136,32 +138,38 @@ impl ErrorObject {
     }
 
     /// `-32700`, message `Parse error: {detail}`: the text is not JSON.
+    #[cold]
     pub fn parse_error(detail: impl fmt::Display) -> Self {
         Self::new(codes::PARSE_ERROR, format!("Parse error: {detail}"))
     }
 
     /// `-32600`, message `Invalid request: {detail}`: not a valid JSON-RPC message, or not allowed now.
+    #[cold]
     pub fn invalid_request(detail: impl fmt::Display) -> Self {
         Self::new(codes::INVALID_REQUEST, format!("Invalid request: {detail}"))
     }
 
     /// `-32601`, message `Method not found: {method}`.
+    #[cold]
     pub fn method_not_found(method: &str) -> Self {
         Self::new(codes::METHOD_NOT_FOUND, format!("Method not found: {method}"))
     }
 
     /// `-32602` with `message` as is: the params do not fit the method.
+    #[cold]
     pub fn invalid_params(message: impl Into<String>) -> Self {
         Self::new(codes::INVALID_PARAMS, message)
     }
 
     /// `-32603` with `message` as is: the server failed.
+    #[cold]
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(codes::INTERNAL_ERROR, message)
     }
 
     /// `-32021`: serving the request needs a capability the client did not declare; `required` has the shape
     /// of client capabilities (`{"sampling": {}}`).
+    #[cold]
     pub fn missing_capability(message: impl Into<String>, required: Value) -> Self {
         Self::new(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
             .with_data(serde_json::json!({ "requiredCapabilities": required }))
