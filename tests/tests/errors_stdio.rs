@@ -35,6 +35,8 @@ async fn malformed_lines_get_errors_and_the_connection_lives() {
         (r#"{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}"#, -32600, Value::Null),
         ("[]", -32600, Value::Null),
         ("42", -32600, Value::Null),
+        // JSON's whitespace is ASCII: a line of any other is no blank line, and not JSON.
+        ("\u{a0}", -32700, Value::Null),
     ] {
         c.send_raw(line).await;
         let e = c.recv().await;
@@ -42,7 +44,7 @@ async fn malformed_lines_get_errors_and_the_connection_lives() {
         assert_eq!(e["id"], id, "id echoed for {line}");
         assert_eq!(e["jsonrpc"], "2.0");
     }
-    c.send_raw("   ").await; // blank lines are skipped, not answered
+    c.send_raw(" \t ").await; // blank lines are skipped, not answered
     still_alive(&mut c).await;
     assert!(c.close().await.0.success());
 }

@@ -123,9 +123,9 @@ impl<'de, D: Deserializer<'de>> Reader<'de> for Stream<D> {
     }
 }
 
-/// Whether JSON text (valid already) is an object.
+/// Whether JSON text (valid already) is an object. JSON's whitespace is ASCII.
 pub(crate) fn is_object(json: &str) -> bool {
-    json.trim_start().starts_with('{')
+    json.trim_ascii_start().starts_with('{')
 }
 
 /// `_meta` alone: `ping` and `server/discover`, and the era a request that does not parse meant (read

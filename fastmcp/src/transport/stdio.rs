@@ -176,14 +176,15 @@ async fn read<R: AsyncRead + Unpin>(
             }
         };
         let text = match std::str::from_utf8(text) {
-            Ok(t) if t.trim().is_empty() => continue,
+            // JSON's whitespace is ASCII: a line of anything else is not a message, and is answered so.
+            Ok(t) if t.trim_ascii().is_empty() => continue,
             Ok(t) => t,
             Err(e) => {
                 refuse(ErrorObject::parse_error(e)).await;
                 continue;
             }
         };
-        let job = if text.trim_start().starts_with('[') {
+        let job = if text.trim_ascii_start().starts_with('[') {
             match era::batch(text, options.max_batch_size).map(|items| conn.open_batch(items)) {
                 Err(e) => {
                     refuse(e).await;
