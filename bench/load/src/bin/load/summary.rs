@@ -461,13 +461,14 @@ impl Measure {
     /// round k of one against round k of the other, run back to back. How far they spread says how near a
     /// threshold the median can be read.
     fn round_range(self, data: &Data, server: &str) -> Option<(f64, f64)> {
-        let (transport, level, pick): (_, _, fn(&Round) -> Option<f64>) = match self {
-            Measure::Rps(transport, level) => (transport, level, |r| r.rps),
-            Measure::P99(transport, level) => (transport, level, |r| r.p99),
+        let (transport, level, offered, pick): (_, _, _, fn(&Round) -> Option<f64>) = match self {
+            Measure::Rps(transport, level) => (transport, level, None, |r| r.rps),
+            Measure::P99(transport, level) => (transport, level, None, |r| r.p99),
+            Measure::P99Offered(level, offered) => ("http", level, Some(offered), |r| r.p99),
             _ => return None,
         };
-        let ours = &data.get(transport, "modern-call", level, server)?.by_round;
-        let floor = &data.get(transport, "modern-call", level, "bare")?.by_round;
+        let ours = &data.get_at(transport, "modern-call", level, offered, server)?.by_round;
+        let floor = &data.get_at(transport, "modern-call", level, offered, "bare")?.by_round;
         let ratios: Vec<f64> = ours.iter().filter_map(|(round, r)| ratio(pick(r), pick(floor.get(round)?))).collect();
         let lo = ratios.iter().copied().reduce(f64::min)?;
         let hi = ratios.iter().copied().reduce(f64::max)?;
@@ -503,6 +504,16 @@ const TARGETS: &[(&str, Measure, Goal)] = &[
     ("idle legacy session: bytes of server RSS each", Measure::SessionBytes, Goal::Below(16384.0)),
 ];
 
+/// The verdict on the median `value`, and whether the per-round ratios fall on both sides of the goal.
+fn verdict(goal: Goal, value: Option<f64>, rounds: Option<(f64, f64)>) -> String {
+    let straddle = if rounds.is_some_and(|(lo, hi)| goal.met(lo) != goal.met(hi)) { ", rounds straddle" } else { "" };
+    match value {
+        Some(v) if goal.met(v) => format!("pass{straddle}"),
+        Some(_) => format!("**miss**{straddle}"),
+        None => "not run".to_owned(),
+    }
+}
+
 fn targets_table(data: &Data) {
     let subjects: Vec<&String> = data.order.iter().filter(|s| !matches!(s.as_str(), "bare" | "rmcp")).collect();
     if subjects.is_empty() {
@@ -511,7 +522,9 @@ fn targets_table(data: &Data) {
     println!();
     println!("Targets (issue 14), each from this run's figures; rmcp's same figure for reference. A ratio of two");
     println!("servers in one cell is of their medians; \"rounds\" beside it is the lowest and highest of its");
-    println!("per-round ratios (round k against round k, run back to back), how far the noise moved it.");
+    println!("per-round ratios (round k against round k, run back to back), how far the noise moved it; where");
+    println!("some rounds meet the goal and some do not, the verdict says so (\"rounds straddle\"): the median's");
+    println!("side of the line is then the noise's to decide.");
     println!();
     println!("| target | goal | server | measured | verdict | rmcp |");
     println!("|---|---:|---|---:|---|---:|");
@@ -527,14 +540,9 @@ fn targets_table(data: &Data) {
         let rmcp = show(measure.of(data, "rmcp"));
         for server in &subjects {
             let value = measure.of(data, server);
-            let verdict = match value {
-                Some(v) if goal.met(v) => "pass",
-                Some(_) => "**miss**",
-                None => "not run",
-            };
-            let rounds = measure
-                .round_range(data, server)
-                .map_or_else(String::new, |(lo, hi)| format!(" (rounds {})", times_range(lo, hi)));
+            let range = measure.round_range(data, server);
+            let verdict = verdict(*goal, value, range);
+            let rounds = range.map_or_else(String::new, |(lo, hi)| format!(" (rounds {})", times_range(lo, hi)));
             println!("| {what} | {} | {server} | {}{rounds} | {verdict} | {rmcp} |", goal.text(unit), show(value));
         }
     }
@@ -657,10 +665,35 @@ transport=http scenario=modern-call level=1 impl=bare round=3 rps=50 p99_us=25 e
         let (lo, hi) = Measure::P99("http", 1).round_range(&three, "fastmcp").unwrap();
         assert!((lo - 1.0).abs() < 1e-9 && (hi - 1.5).abs() < 1e-9, "{lo} {hi}");
         assert_eq!(times_range(lo, hi), "1.00–1.50×");
+        // At an offered load, round k against round k at the same rate, not the closed loop's rounds.
+        let offered = data(
+            &format!(
+                "{raw}\
+offered=0.5 rate=40 transport=http scenario=modern-call level=1 impl=fastmcp round=1 p99_us=30 errors=0
+offered=0.5 rate=40 transport=http scenario=modern-call level=1 impl=bare round=1 p99_us=20 errors=0
+offered=0.5 rate=40 transport=http scenario=modern-call level=1 impl=fastmcp round=2 p99_us=22 errors=0
+offered=0.5 rate=40 transport=http scenario=modern-call level=1 impl=bare round=2 p99_us=20 errors=0
+"
+            ),
+            &[],
+        );
+        let (lo, hi) = Measure::P99Offered(1, "0.5").round_range(&offered, "fastmcp").unwrap();
+        assert!((lo - 1.1).abs() < 1e-9 && (hi - 1.5).abs() < 1e-9, "{lo} {hi}");
         // One round has no spread, and a measure across cells has no pairing.
         let one = data(RAW, &["tcp=quickack"]);
         assert_eq!(Measure::Rps("http", 64).round_range(&one, "fastmcp"), None);
         assert_eq!(Measure::Flow(1).round_range(&three, "fastmcp"), None);
+    }
+
+    #[test]
+    fn a_verdict_says_when_the_rounds_fall_on_both_sides_of_the_goal() {
+        let at_least = Goal::AtLeast(0.95);
+        assert_eq!(verdict(at_least, Some(0.97), Some((0.96, 1.02))), "pass");
+        assert_eq!(verdict(at_least, Some(0.97), Some((0.90, 1.02))), "pass, rounds straddle");
+        assert_eq!(verdict(at_least, Some(0.90), Some((0.88, 0.97))), "**miss**, rounds straddle");
+        assert_eq!(verdict(at_least, Some(0.90), None), "**miss**");
+        assert_eq!(verdict(Goal::AtMost(1.3), Some(1.22), Some((1.22, 1.42))), "pass, rounds straddle");
+        assert_eq!(verdict(at_least, None, None), "not run");
     }
 
     #[test]
