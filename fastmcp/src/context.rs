@@ -866,8 +866,8 @@ mod tests {
         let state = ctx.mint_state(&7u32).unwrap();
         let suspension = InputRequired::new().state(state).into_suspension().unwrap();
         let mut responses = InputResponses::new();
-        responses.insert("form".into(), json!({"action": "accept", "content": {"name": "Ada"}}));
-        responses.insert("roots".into(), json!({"roots": [{"uri": "file:///a"}]}));
+        responses.insert_value("form", &json!({"action": "accept", "content": {"name": "Ada"}})).unwrap();
+        responses.insert_value("roots", &json!({"roots": [{"uri": "file:///a"}]})).unwrap();
         ctx.enter_round(&Resume { step: suspension.step, locals: suspension.locals, responses: Arc::new(responses) });
         assert_eq!(ctx.state::<u32>().unwrap(), Some(7));
         assert_eq!(ctx.accepted::<serde_json::Map<String, Value>>("form").unwrap()["name"], "Ada");

@@ -630,7 +630,7 @@ fn request_of<A: Ask>(ask: A) -> Value {
 
 fn answer_with<A: Ask>(result: Value) -> Result<A::Output, String> {
     let mut responses = InputResponses::new();
-    responses.insert("confirm".into(), result);
+    responses.insert_value("confirm", &result).unwrap();
     A::answer("confirm", &responses)
 }
 

@@ -133,7 +133,7 @@ async fn one_round_at_a_time_through_the_proxy() {
     assert_eq!(requests.len(), 1, "{requests:?}");
     let state = asked.request_state.expect("our request state");
     let key = requests.keys().next().unwrap().clone();
-    let responses = [(key, serde_json::to_value(ElicitResult::decline()).unwrap())].into_iter().collect();
+    let responses = [(key, serde_json::value::to_raw_value(&ElicitResult::decline()).unwrap())].into_iter().collect();
     let Round::Complete(done) = client.call_tool_round("deploy", &args, Some(responses), Some(state)).await.unwrap()
     else {
         panic!("a declined form ends the flow");
@@ -297,7 +297,8 @@ async fn a_legacy_call_in_rounds_and_its_ticket_expiring() {
     let (key, request) = requests.iter().next().unwrap();
     assert_eq!(request.method(), "elicitation/create", "{requests:?}");
     let state = asked.request_state.expect("a ticket");
-    let responses = [(key.clone(), serde_json::to_value(ElicitResult::decline()).unwrap())].into_iter().collect();
+    let responses =
+        [(key.clone(), serde_json::value::to_raw_value(&ElicitResult::decline()).unwrap())].into_iter().collect();
     let Round::Complete(done) =
         client.call_tool_round("deploy", &args, Some(responses), Some(state.clone())).await.unwrap()
     else {

@@ -42,7 +42,9 @@ fn resume(s: &Suspension, answers: &[(&str, Value)]) -> Resume {
     Resume {
         step: s.step,
         locals: s.locals.clone(),
-        responses: std::sync::Arc::new(answers.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect()),
+        responses: std::sync::Arc::new(
+            answers.iter().map(|(k, v)| ((*k).to_owned(), serde_json::value::to_raw_value(v).unwrap())).collect(),
+        ),
     }
 }
 

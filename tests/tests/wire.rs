@@ -404,18 +404,19 @@ fn embedded_request(f: &Fixture<'_>) {
 fn input_responses(f: &Fixture<'_>) {
     let responses: InputResponses = decode(f.text);
     assert!(!responses.is_empty());
-    for (key, value) in &responses {
-        let text = value.to_string();
+    for (key, raw) in responses.iter() {
+        let value: Value = serde_json::from_str(raw.get()).unwrap();
+        let text = raw.get();
         let again = if value.get("action").is_some() {
-            round_trip::<ElicitResult>(&text)
+            round_trip::<ElicitResult>(text)
         } else if value.get("roots").is_some() {
-            round_trip::<ListRootsResult>(&text)
+            round_trip::<ListRootsResult>(text)
         } else if value.get("model").is_some() {
-            round_trip::<CreateMessageResult>(&text)
+            round_trip::<CreateMessageResult>(text)
         } else {
             panic!("input response `{key}` is none of ElicitResult, ListRootsResult, CreateMessageResult")
         };
-        assert_same(value, &again);
+        assert_same(&value, &again);
     }
     assert_same(&f.value(), &to_value(&responses));
 }

@@ -9,7 +9,7 @@ use super::calls::{Retry, Round};
 use super::error::ClientError;
 use super::session::{Asked, Session};
 use super::{Client, parse};
-use crate::protocol::{ErrorObject, InputRequest, InputRequests, InputRequiredResult, RequestId};
+use crate::protocol::{ErrorObject, InputRequest, InputRequests, InputRequiredResult, InputResponses, RequestId};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -121,11 +121,12 @@ enum Next {
 
 impl LegacyCall {
     /// Sends the caller's answers to the requests that are waiting; one left unanswered is refused.
-    fn answer(&mut self, mut responses: BTreeMap<String, Value>) {
+    fn answer(&mut self, mut responses: InputResponses) {
         for (key, reply) in std::mem::take(&mut self.waiting) {
             let answer = responses
                 .remove(&key)
-                .ok_or_else(|| ErrorObject::internal(format!("the client gave no answer to `{key}`")));
+                .ok_or_else(|| ErrorObject::internal(format!("the client gave no answer to `{key}`")))
+                .and_then(|raw| serde_json::from_str(raw.get()).map_err(|e| ErrorObject::internal(e.to_string())));
             let _ = reply.send(answer);
         }
     }

@@ -340,6 +340,7 @@ impl Client {
                     e.message
                 ))
             })?;
+            let answer = serde_json::value::to_raw_value(&answer).map_err(|e| ClientError::Protocol(e.to_string()))?;
             Ok::<_, ClientError>((key, answer))
         }))
         .await;

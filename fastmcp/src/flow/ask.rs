@@ -149,6 +149,6 @@ tuple_ask!(A 0, B 1, C 2, D 3);
 
 /// Reads one answer of the responses as `T`, in place (the round's responses are shared, never copied).
 pub(crate) fn read_answer<T: serde::de::DeserializeOwned>(key: &str, responses: &InputResponses) -> Result<T, String> {
-    let value = responses.get(key).ok_or_else(|| format!("no answer for input request `{key}`"))?;
-    T::deserialize(value).map_err(|e| format!("the answer to input request `{key}` is malformed: {e}"))
+    let answer = responses.read(key).ok_or_else(|| format!("no answer for input request `{key}`"))?;
+    answer.map_err(|e| format!("the answer to input request `{key}` is malformed: {e}"))
 }

@@ -198,25 +198,27 @@ pub enum InputResponse {
 }
 
 impl InputResponse {
-    /// Reads one raw answer: an `action` of accept/decline/cancel is an elicitation, a `roots` array a roots
+    /// Reads one answer: an `action` of accept/decline/cancel is an elicitation, a `roots` array a roots
     /// answer, a `role` with `content` a sampling result.
-    pub fn of(value: Option<&Value>) -> Self {
-        let Some(value) = value else { return InputResponse::Missing };
-        let parsed = match value {
+    pub fn of(answer: Option<&RawValue>) -> Self {
+        let Some(answer) = answer else { return InputResponse::Missing };
+        // A RawValue is valid JSON, and a Value holds any JSON.
+        let value: Value = serde_json::from_str(answer.get()).unwrap_or_default();
+        let parsed = match &value {
             Value::Object(o) if o.get("action").and_then(Value::as_str).is_some() => {
-                serde_json::from_value::<ElicitResult>(value.clone()).ok().map(InputResponse::Elicit)
+                serde_json::from_str::<ElicitResult>(answer.get()).ok().map(InputResponse::Elicit)
             }
             Value::Object(o) if o.get("roots").is_some_and(Value::is_array) => {
-                serde_json::from_value::<ListRootsResult>(value.clone()).ok().map(|r| InputResponse::Roots(r.roots))
+                serde_json::from_str::<ListRootsResult>(answer.get()).ok().map(|r| InputResponse::Roots(r.roots))
             }
             Value::Object(o) if o.contains_key("role") && o.contains_key("content") => {
-                serde_json::from_value::<CreateMessageResult>(value.clone())
+                serde_json::from_str::<CreateMessageResult>(answer.get())
                     .ok()
                     .map(|r| InputResponse::Sampling(Box::new(Sampled(r))))
             }
             _ => None,
         };
-        parsed.unwrap_or_else(|| InputResponse::Unrecognised(value.clone()))
+        parsed.unwrap_or(InputResponse::Unrecognised(value))
     }
 
     /// The content of an accepted elicitation.

@@ -148,11 +148,7 @@ fn nest(locals: Box<RawValue>, flow: Box<RawValue>) -> Result<Box<RawValue>, Err
 /// The answers under `key/`, the prefix stripped.
 fn under(key: &str, responses: &InputResponses) -> InputResponses {
     let prefix = format!("{key}/");
-    responses
-        .range(prefix.clone()..)
-        .take_while(|(k, _)| k.starts_with(&prefix))
-        .map(|(k, value)| (k[prefix.len()..].to_owned(), value.clone()))
-        .collect()
+    responses.with_prefix(&prefix).map(|(k, value)| (k[prefix.len()..].to_owned(), value.to_owned())).collect()
 }
 
 impl<F: SubFlow> Point for SubFlowCall<F> {

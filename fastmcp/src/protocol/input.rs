@@ -5,7 +5,9 @@ use super::{ContentBlock, JsonObject, Role, Tool};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use std::collections::BTreeMap;
+use std::ops::Bound;
 
 /// `elicitation/create`: ask the user for input, through a form or (2025-11-25+) a URL. A server-to-client request
 /// in legacy; in modern only an embedded input request.
@@ -84,8 +86,108 @@ impl<'de> Deserialize<'de> for InputRequest {
 
 /// Keyed input requests of one round. Ordered, so the wire is deterministic.
 pub type InputRequests = BTreeMap<String, InputRequest>;
-/// Keyed answers. Raw, since only the asker knows which result type each key holds.
-pub type InputResponses = BTreeMap<String, Value>;
+/// The client's answers of one round, under the keys its input requests were asked with. Each answer stays
+/// the JSON text the client sent: only the asker knows which result type a key holds, and it reads the text
+/// straight into that type ([`read`](Self::read)), with no `Value` tree built in between.
+///
+/// Being raw text, it deserializes with serde_json's own deserializers (`from_str`, `from_slice`,
+/// `from_value`, `from_reader`), and not through serde's internal buffer: not inside an untagged or internally
+/// tagged enum, nor a struct with a `#[serde(flatten)]` field.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct InputResponses(BTreeMap<String, Box<RawValue>>);
+
+impl InputResponses {
+    /// No answers.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The answer under `key`, as the client's JSON text.
+    pub fn get(&self, key: &str) -> Option<&RawValue> {
+        self.0.get(key).map(|raw| &**raw)
+    }
+
+    /// The answer under `key` read as `T`; `None` when there is none.
+    pub fn read<'a, T: Deserialize<'a>>(&'a self, key: &str) -> Option<serde_json::Result<T>> {
+        self.0.get(key).map(|raw| serde_json::from_str(raw.get()))
+    }
+
+    /// Sets the answer under `key` to this JSON text, returning the one it replaces.
+    pub fn insert(&mut self, key: impl Into<String>, answer: Box<RawValue>) -> Option<Box<RawValue>> {
+        self.0.insert(key.into(), answer)
+    }
+
+    /// Sets the answer under `key` to `answer` serialized (an `ElicitResult`, a `CreateMessageResult`, a
+    /// `serde_json::Value`, …). Fails only where serde_json does: a map whose keys are not strings.
+    pub fn insert_value<T: Serialize + ?Sized>(
+        &mut self,
+        key: impl Into<String>,
+        answer: &T,
+    ) -> serde_json::Result<()> {
+        self.0.insert(key.into(), serde_json::value::to_raw_value(answer)?);
+        Ok(())
+    }
+
+    /// Takes out the answer under `key`.
+    pub fn remove(&mut self, key: &str) -> Option<Box<RawValue>> {
+        self.0.remove(key)
+    }
+
+    /// Whether there is an answer under `key`.
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.0.contains_key(key)
+    }
+
+    /// The keys, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.0.keys().map(String::as_str)
+    }
+
+    /// The answers with their keys, in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &RawValue)> {
+        self.0.iter().map(|(key, raw)| (key.as_str(), &**raw))
+    }
+
+    /// The answers whose keys start with `prefix`, in key order.
+    pub fn with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, &'a RawValue)> {
+        self.0
+            .range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
+            .take_while(move |(key, _)| key.starts_with(prefix))
+            .map(|(key, raw)| (key.as_str(), &**raw))
+    }
+
+    /// How many answers there are.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Equal when they hold the same keys with the same JSON texts (byte for byte: `{"a":1}` is not `{ "a": 1 }`).
+impl PartialEq for InputResponses {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().zip(other.iter()).all(|((k, a), (l, b))| k == l && a.get() == b.get())
+    }
+}
+
+impl FromIterator<(String, Box<RawValue>)> for InputResponses {
+    fn from_iter<I: IntoIterator<Item = (String, Box<RawValue>)>>(answers: I) -> Self {
+        Self(answers.into_iter().collect())
+    }
+}
+
+impl IntoIterator for InputResponses {
+    type Item = (String, Box<RawValue>);
+    type IntoIter = std::collections::btree_map::IntoIter<String, Box<RawValue>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
 
 /// `resultType: "input_required"`: the round ends here; the client answers and retries.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -499,5 +601,39 @@ mod tests {
         assert!(missing.unwrap_err().to_string().contains("missing field `params`"));
         let unknown = serde_json::from_value::<InputRequest>(json!({"method": "tools/call", "params": {}}));
         assert!(unknown.unwrap_err().to_string().contains("unknown input request method `tools/call`"));
+    }
+
+    #[test]
+    fn input_responses_keep_each_answer_as_its_text() {
+        let text =
+            r#"{"b/x":{"action":"accept","content":{"go":true}},"a":{ "roots": [] },"b/y":{"action":"decline"}}"#;
+        let responses: InputResponses = serde_json::from_str(text).unwrap();
+        assert_eq!(responses.keys().collect::<Vec<_>>(), ["a", "b/x", "b/y"]);
+        // As the client wrote it, spaces and all.
+        assert_eq!(responses.get("a").unwrap().get(), r#"{ "roots": [] }"#);
+        let accepted: ElicitResult = responses.read("b/x").unwrap().unwrap();
+        assert_eq!(accepted.action, ElicitAction::Accept);
+        assert!(responses.read::<ElicitResult>("a").unwrap().is_err(), "roots are not an elicitation's answer");
+        assert!(responses.read::<ElicitResult>("c").is_none());
+        let under_b: Vec<_> = responses.with_prefix("b/").map(|(key, _)| key).collect();
+        assert_eq!(under_b, ["b/x", "b/y"]);
+
+        // Written back as read, and `from_value` reads it too (as compact text: a `Value` keeps no spacing).
+        let written =
+            r#"{"a":{ "roots": [] },"b/x":{"action":"accept","content":{"go":true}},"b/y":{"action":"decline"}}"#;
+        assert_eq!(serde_json::to_string(&responses).unwrap(), written);
+        let again: InputResponses = serde_json::from_value(serde_json::to_value(&responses).unwrap()).unwrap();
+        assert_eq!(again.get("a").unwrap().get(), r#"{"roots":[]}"#);
+        assert_eq!(serde_json::to_value(&again).unwrap(), serde_json::to_value(&responses).unwrap());
+
+        let mut built = InputResponses::new();
+        built.insert_value("a", &json!({"roots": []})).unwrap();
+        assert_ne!(built, responses);
+        built.insert("a", RawValue::from_string(r#"{ "roots": [] }"#.into()).unwrap());
+        built.insert_value("b/x", &json!({"action": "accept", "content": {"go": true}})).unwrap();
+        built.insert_value("b/y", &ElicitResult::decline()).unwrap();
+        assert_eq!(built, responses, "same keys, same texts");
+        assert_eq!(built.remove("b/y").map(|raw| raw.get().to_owned()).as_deref(), Some(r#"{"action":"decline"}"#));
+        assert_eq!(built.len(), 2);
     }
 }

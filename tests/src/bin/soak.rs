@@ -25,6 +25,7 @@ use fastmcp::client::{Client, ClientBuilder, ClientError, EraChoice, Round};
 use fastmcp::protocol::{
     CallToolResult, CreateMessageResult, ElicitResult, InputRequest, InputResponses, ListenNotifications,
 };
+use serde_json::value::to_raw_value;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -402,11 +403,9 @@ fn answers(requests: BTreeMap<String, InputRequest>) -> InputResponses {
         .into_iter()
         .map(|(key, request)| {
             let answer = match request {
-                InputRequest::Elicit(_) => serde_json::to_value(confirm()),
-                InputRequest::CreateMessage(_) => {
-                    serde_json::to_value(CreateMessageResult::text("soak-model", "all good"))
-                }
-                InputRequest::ListRoots => Ok(json!({"roots": []})),
+                InputRequest::Elicit(_) => to_raw_value(&confirm()),
+                InputRequest::CreateMessage(_) => to_raw_value(&CreateMessageResult::text("soak-model", "all good")),
+                InputRequest::ListRoots => to_raw_value(&json!({"roots": []})),
             };
             (key, answer.expect("answers serialize"))
         })

@@ -45,10 +45,9 @@ impl LegacyLink {
         let version = self.peer.protocol_version;
         let asks = requests.into_iter().map(|(key, request)| async move {
             let request = shape::input_request(request, version);
-            let raw =
+            let answer =
                 outbound.ask(&request, self.timeout).await.map_err(|e| format!("{} ({key}): {e}", request.method()))?;
-            let value = serde_json::from_str(raw.get()).map_err(|e| format!("{key}: {e}"))?;
-            Ok::<_, String>((key, value))
+            Ok::<_, String>((key, answer))
         });
         Ok(try_join_all(asks).await.map_err(Error::msg)?.into_iter().collect())
     }
