@@ -2,7 +2,7 @@
 
 use super::ask::{Ask, read_answer};
 use crate::protocol::{
-    ElicitAction, ElicitMode, ElicitParams, ElicitResult, InputRequest, InputRequests, InputResponses, JsonObject,
+    ElicitAction, ElicitMode, ElicitParams, ElicitResult, InputRequests, InputResponses, JsonObject,
 };
 use std::marker::PhantomData;
 
@@ -98,7 +98,7 @@ impl<T: ElicitForm> Ask for ElicitAsk<T> {
             url: None,
             elicitation_id: None,
         };
-        into.insert(key.to_owned(), InputRequest::Elicit(params));
+        into.insert(key.to_owned(), params.into());
     }
 
     fn answer(key: &str, responses: &InputResponses) -> Result<Self::Output, String> {
@@ -167,7 +167,7 @@ impl Ask for ElicitUrl {
             url: Some(self.url),
             elicitation_id: None,
         };
-        into.insert(key.to_owned(), InputRequest::Elicit(params));
+        into.insert(key.to_owned(), params.into());
     }
 
     fn answer(key: &str, responses: &InputResponses) -> Result<Self::Output, String> {

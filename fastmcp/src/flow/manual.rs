@@ -123,7 +123,7 @@ impl InputRequired {
             url: None,
             elicitation_id: None,
         };
-        Ok(self.request(key, InputRequest::Elicit(params)))
+        Ok(self.request(key, params.into()))
     }
 
     /// Any input request, as it goes on the wire.

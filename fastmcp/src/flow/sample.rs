@@ -2,8 +2,8 @@
 
 use super::ask::{Ask, read_answer};
 use crate::protocol::{
-    ContentBlock, CreateMessageParams, CreateMessageResult, InputRequest, InputRequests, InputResponses, ModelHint,
-    ModelPreferences, Role, SamplingBlock, SamplingContent, SamplingMessage,
+    ContentBlock, CreateMessageParams, CreateMessageResult, InputRequests, InputResponses, ModelHint, ModelPreferences,
+    Role, SamplingBlock, SamplingContent, SamplingMessage,
 };
 
 /// The `maxTokens` a sampling request asks for unless told otherwise.
@@ -135,7 +135,7 @@ impl Ask for Sample {
     type Output = Sampled;
 
     fn requests(self, key: &str, into: &mut InputRequests) {
-        into.insert(key.to_owned(), InputRequest::CreateMessage(self.params));
+        into.insert(key.to_owned(), self.params.into());
     }
 
     fn answer(key: &str, responses: &InputResponses) -> Result<Self::Output, String> {
