@@ -42,7 +42,7 @@ pub fn fill(params: &ElicitParams, policy: &Policy, input: &mut dyn BufRead, out
     if params.mode == Some(ElicitMode::Url) {
         return open_url(params, policy, input, out);
     }
-    let fields = params.requested_schema.as_ref().map(fields).unwrap_or_default();
+    let fields = params.requested_schema.as_deref().map(fields).unwrap_or_default();
     if policy.asks() {
         let _ = writeln!(out, "{}", params.message);
     }
@@ -512,7 +512,7 @@ mod tests {
         ElicitParams {
             mode: None,
             message: "Tell me".into(),
-            requested_schema: schema.as_object().cloned(),
+            requested_schema: schema.as_object().cloned().map(std::sync::Arc::new),
             url: None,
             elicitation_id: None,
         }

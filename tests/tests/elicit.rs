@@ -443,6 +443,10 @@ fn schema_is_built_once() {
     for _ in 0..3 {
         assert_eq!(Order::requested_schema(), first);
     }
+    // Every ask shares the one schema rather than a copy of it.
+    let shared = Order::shared_schema();
+    assert!(std::sync::Arc::ptr_eq(&shared, &Order::shared_schema()));
+    assert_eq!(*shared, first);
 }
 
 // ---- validation of answers -----------------------------------------------------------------------------

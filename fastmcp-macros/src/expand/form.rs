@@ -228,19 +228,24 @@ fn generate(form: &Form) -> TokenStream {
             #(#consts)*
             #(#checks)*
 
-            fn __fastmcp_schema() -> &'static #private::JsonObject {
-                static SCHEMA: ::std::sync::OnceLock<#private::JsonObject> = ::std::sync::OnceLock::new();
+            fn __fastmcp_schema() -> &'static ::std::sync::Arc<#private::JsonObject> {
+                static SCHEMA: ::std::sync::OnceLock<::std::sync::Arc<#private::JsonObject>> =
+                    ::std::sync::OnceLock::new();
                 SCHEMA.get_or_init(|| {
                     let mut schema = #private::form::FormSchema::new(#title);
                     #(#properties)*
-                    schema.finish()
+                    ::std::sync::Arc::new(schema.finish())
                 })
             }
 
             #[automatically_derived]
             impl #private::ElicitForm for #ident {
                 fn requested_schema() -> #private::JsonObject {
-                    ::core::clone::Clone::clone(__fastmcp_schema())
+                    ::core::clone::Clone::clone(&**__fastmcp_schema())
+                }
+
+                fn shared_schema() -> ::std::sync::Arc<#private::JsonObject> {
+                    ::std::sync::Arc::clone(__fastmcp_schema())
                 }
 
                 fn from_content(

@@ -294,7 +294,7 @@ pub(crate) async fn answer_input(handlers: &Handlers, method: &str, params: Valu
                 let params: ElicitParams = serde_json::from_value(params).map_err(invalid)?;
                 let schema = params.requested_schema.clone();
                 let mut answer = elicit(params).await.map_err(refused)?;
-                apply_defaults(&mut answer, schema.as_ref());
+                apply_defaults(&mut answer, schema.as_deref());
                 to_value(serde_json::to_value(answer))
             }
             None => Err(ErrorObject::method_not_found(method)),

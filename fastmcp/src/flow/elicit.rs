@@ -5,12 +5,18 @@ use crate::protocol::{
     ElicitAction, ElicitMode, ElicitParams, ElicitResult, InputRequests, InputResponses, JsonObject,
 };
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 /// A struct the client can fill in as a form. Derived by `#[elicit]`: a flat object of primitive fields,
 /// with validation of the answer, since answers are untrusted.
 pub trait ElicitForm: Sized + Send + 'static {
     /// The restricted `requestedSchema`: a flat object of primitive properties.
     fn requested_schema() -> JsonObject;
+    /// The same schema, as every ask of this form shares it. `#[elicit]` builds it once and hands out the
+    /// one `Arc`; the default builds it anew each time.
+    fn shared_schema() -> Arc<JsonObject> {
+        Arc::new(Self::requested_schema())
+    }
     /// Checks accepted content against the schema (types, bounds, enum membership) and builds the value.
     fn from_content(content: JsonObject) -> Result<Self, String>;
 
@@ -94,7 +100,7 @@ impl<T: ElicitForm> Ask for ElicitAsk<T> {
         let params = ElicitParams {
             mode: Some(ElicitMode::Form),
             message: self.message,
-            requested_schema: Some(T::requested_schema()),
+            requested_schema: Some(T::shared_schema()),
             url: None,
             elicitation_id: None,
         };

@@ -119,7 +119,7 @@ impl InputRequired {
         let params = crate::protocol::ElicitParams {
             mode: Some(crate::protocol::ElicitMode::Form),
             message: message.into(),
-            requested_schema: Some(schema),
+            requested_schema: Some(std::sync::Arc::new(schema)),
             url: None,
             elicitation_id: None,
         };

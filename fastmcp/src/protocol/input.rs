@@ -8,6 +8,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 use std::ops::Bound;
+use std::sync::Arc;
 
 /// `elicitation/create`: ask the user for input, through a form or (2025-11-25+) a URL. A server-to-client request
 /// in legacy; in modern only an embedded input request.
@@ -238,9 +239,10 @@ pub struct ElicitParams {
     pub mode: Option<ElicitMode>,
     /// What the user is told: why the input is needed and what it is for.
     pub message: String,
-    /// Form mode: a flat object schema of primitive properties.
+    /// Form mode: a flat object schema of primitive properties. Shared: an `#[elicit]` form's asks all hold
+    /// its one schema ([`ElicitForm::shared_schema`](crate::flow::ElicitForm::shared_schema)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub requested_schema: Option<JsonObject>,
+    pub requested_schema: Option<Arc<JsonObject>>,
     /// URL mode (required there): the page the user should open; absent in form mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,

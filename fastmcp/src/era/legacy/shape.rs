@@ -13,7 +13,7 @@ pub(crate) fn input_request(mut request: InputRequest, version: ProtocolVersion)
             Some(ElicitMode::Form) if version < ProtocolVersion::V2025_11_25 => {
                 params.mode = None;
                 if let Some(schema) = &mut params.requested_schema {
-                    legacy_enum_names(schema);
+                    legacy_enum_names(std::sync::Arc::make_mut(schema));
                 }
             }
             _ => {}
@@ -61,6 +61,28 @@ mod tests {
 
     fn object(v: Value) -> JsonObject {
         v.as_object().cloned().unwrap_or_default()
+    }
+
+    /// A form's schema is shared by all its asks: rewriting one request's for an old client leaves the
+    /// schema every other request holds as it was.
+    #[test]
+    fn an_old_clients_rewrite_leaves_the_shared_schema_alone() {
+        let shared = std::sync::Arc::new(object(json!({"type": "object", "properties": {
+            "p": {"type": "string", "oneOf": [{"const": "a", "title": "A"}]}
+        }})));
+        let params = crate::protocol::ElicitParams {
+            mode: Some(ElicitMode::Form),
+            message: "Pick".into(),
+            requested_schema: Some(std::sync::Arc::clone(&shared)),
+            url: None,
+            elicitation_id: None,
+        };
+        let InputRequest::Elicit(old) = input_request(params.into(), ProtocolVersion::V2025_06_18) else {
+            panic!("still an elicitation")
+        };
+        let rewritten = old.requested_schema.as_deref().expect("a schema");
+        assert_eq!(rewritten["properties"]["p"], json!({"type": "string", "enum": ["a"], "enumNames": ["A"]}));
+        assert_eq!(shared["properties"]["p"], json!({"type": "string", "oneOf": [{"const": "a", "title": "A"}]}));
     }
 
     #[test]
