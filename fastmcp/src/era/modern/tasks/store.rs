@@ -103,12 +103,12 @@ enum State {
     /// Waiting for the client: the requests not answered yet, and the answers so far.
     InputRequired {
         pending: InputRequests,
-        #[serde(with = "stored_answers")]
+        #[serde(deserialize_with = "stored_answers")]
         answers: InputResponses,
     },
     /// Every request answered: the answers wait for the runner to take them (still `working` to clients).
     Resuming {
-        #[serde(with = "stored_answers")]
+        #[serde(deserialize_with = "stored_answers")]
         answers: InputResponses,
     },
     Completed {
@@ -120,26 +120,15 @@ enum State {
     Cancelled,
 }
 
-/// The answers in a record, written as they are. Read back as values: serde reads an internally tagged enum
-/// through a buffer of its own, which cannot hand out an answer's raw JSON text.
-mod stored_answers {
-    use crate::protocol::InputResponses;
+/// A record's answers, read back. They are written as they are, but serde reads an internally tagged enum
+/// through a buffer of its own, which cannot hand out an answer's raw JSON text: read as values instead.
+fn stored_answers<'de, D: serde::Deserializer<'de>>(d: D) -> Result<InputResponses, D::Error> {
     use serde::de::Error as _;
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-    use serde_json::Value;
-    use std::collections::BTreeMap;
-
-    pub fn serialize<S: Serializer>(answers: &InputResponses, s: S) -> Result<S::Ok, S::Error> {
-        answers.serialize(s)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<InputResponses, D::Error> {
-        let values = BTreeMap::<String, Value>::deserialize(d)?;
-        values
-            .into_iter()
-            .map(|(key, value)| Ok((key, serde_json::value::to_raw_value(&value).map_err(D::Error::custom)?)))
-            .collect()
-    }
+    let values = std::collections::BTreeMap::<String, serde_json::Value>::deserialize(d)?;
+    values
+        .into_iter()
+        .map(|(key, value)| Ok((key, serde_json::value::to_raw_value(&value).map_err(D::Error::custom)?)))
+        .collect()
 }
 
 impl State {
