@@ -21,7 +21,7 @@ use crate::protocol::{
     CreateMessageResult, ElicitAction, ElicitResult, InputRequest, InputRequests, ListRootsResult, Root,
 };
 use crate::state::StateError;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -206,15 +206,13 @@ impl InputResponse {
         let value: Value = serde_json::from_str(answer.get()).unwrap_or_default();
         let parsed = match &value {
             Value::Object(o) if o.get("action").and_then(Value::as_str).is_some() => {
-                serde_json::from_str::<ElicitResult>(answer.get()).ok().map(InputResponse::Elicit)
+                ElicitResult::deserialize(&value).ok().map(InputResponse::Elicit)
             }
             Value::Object(o) if o.get("roots").is_some_and(Value::is_array) => {
-                serde_json::from_str::<ListRootsResult>(answer.get()).ok().map(|r| InputResponse::Roots(r.roots))
+                ListRootsResult::deserialize(&value).ok().map(|r| InputResponse::Roots(r.roots))
             }
             Value::Object(o) if o.contains_key("role") && o.contains_key("content") => {
-                serde_json::from_str::<CreateMessageResult>(answer.get())
-                    .ok()
-                    .map(|r| InputResponse::Sampling(Box::new(Sampled(r))))
+                CreateMessageResult::deserialize(&value).ok().map(|r| InputResponse::Sampling(Box::new(Sampled(r))))
             }
             _ => None,
         };
