@@ -13,7 +13,7 @@
 //! sealed:  v1s.<kid>.<base64url(nonce ‖ XChaCha20(body))>.<base64url(Poly1305 tag)>   AAD = "v1s.<kid>."
 //!
 //! body:    step u32 ‖ fingerprint u64 ‖ issued-at ms u64 ‖ expires-at ms u64 ‖ request digest [16]
-//!          ‖ carried locals as JSON text                  (integers little-endian; 44-byte header)
+//!          ‖ carried locals as JSON text [‖ NUL ‖ attachment]    (integers little-endian; 44-byte header)
 //! ```
 //!
 //! - `kid` is 8 base64url characters derived from the key with HKDF; it picks the ring key that verifies.
@@ -26,6 +26,8 @@
 //! - The request digest is SHA-256 over method, target (tool, prompt or URI), the arguments' digest and the
 //!   principal, truncated to 16 bytes. The flow's fingerprint travels apart so that a token from another
 //!   build of the flow is told from a token for another request.
+//! - The attachment is optional text the token carries unparsed ([`StateCodec::seal_with_attachment`]). JSON
+//!   text never holds a raw NUL, so the first NUL ends the locals; a token without one has no NUL at all.
 //! - Every token is at most [`RequestStateConfig::max_token_bytes`] long (64 KiB by default), checked before
 //!   anything is decoded.
 //!
@@ -167,7 +169,10 @@ impl fmt::Debug for StateCodec {
 #[derive(Clone)]
 pub struct Resumed {
     step: u32,
+    /// The locals' JSON, then (when there is one) a NUL and the attachment.
     locals: String,
+    /// Where the locals' JSON ends.
+    json_len: usize,
     id: [u8; 16],
     expires_ms: u64,
 }
@@ -194,12 +199,17 @@ impl Resumed {
 
     /// The carried locals as JSON text, exactly as they were sealed.
     pub fn locals_json(&self) -> &str {
-        &self.locals
+        &self.locals[..self.json_len]
+    }
+
+    /// The attachment the token was sealed with ([`StateCodec::seal_with_attachment`]); empty if none.
+    pub fn attachment(&self) -> &str {
+        self.locals.get(self.json_len + 1..).unwrap_or_default()
     }
 
     /// Deserializes the carried locals straight from the token's text into the type the flow expects.
     pub fn restore<'de, T: Deserialize<'de>>(&'de self) -> Result<T, StateError> {
-        serde_json::from_str(&self.locals).map_err(|e| {
+        serde_json::from_str(self.locals_json()).map_err(|e| {
             let e = StateError::Undecodable { line: e.line(), column: e.column() };
             tracing::warn!(step = self.step, reason = e.kind(), "requestState refused: {e}");
             e
@@ -210,7 +220,11 @@ impl Resumed {
 impl fmt::Debug for Resumed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // The locals may be confidential: show only their size.
-        f.debug_struct("Resumed").field("step", &self.step).field("locals_bytes", &self.locals.len()).finish()
+        f.debug_struct("Resumed")
+            .field("step", &self.step)
+            .field("locals_bytes", &self.json_len)
+            .field("attachment_bytes", &self.attachment().len())
+            .finish()
     }
 }
 
@@ -316,6 +330,19 @@ impl StateCodec {
         self.seal_at(SystemTime::now(), binding, step, locals)
     }
 
+    /// [`seal`](Self::seal), and `attachment` with the locals: authenticated (and sealed) like them, but left
+    /// as text when the token is opened ([`Resumed::attachment`]), never parsed. For what a round needs only
+    /// on a rare path, so the common one does not read it.
+    pub fn seal_with_attachment<T: Serialize + ?Sized>(
+        &self,
+        binding: &Binding<'_>,
+        step: u32,
+        locals: &T,
+        attachment: &str,
+    ) -> Result<String, StateError> {
+        self.mint(SystemTime::now(), binding, step, locals, attachment)
+    }
+
     /// [`seal`](Self::seal) as if the time were `now`.
     pub fn seal_at<T: Serialize + ?Sized>(
         &self,
@@ -324,19 +351,32 @@ impl StateCodec {
         step: u32,
         locals: &T,
     ) -> Result<String, StateError> {
-        let result = self.mint(now, binding, step, locals);
-        if let Err(e) = &result {
-            e.log(binding.method().name(), binding.target());
-        }
-        result
+        self.mint(now, binding, step, locals, "")
     }
 
+    /// Mints a token, logging a failure.
     fn mint<T: Serialize + ?Sized>(
         &self,
         now: SystemTime,
         binding: &Binding<'_>,
         step: u32,
         locals: &T,
+        attachment: &str,
+    ) -> Result<String, StateError> {
+        let result = self.write_token(now, binding, step, locals, attachment);
+        if let Err(e) = &result {
+            e.log(binding.method().name(), binding.target());
+        }
+        result
+    }
+
+    fn write_token<T: Serialize + ?Sized>(
+        &self,
+        now: SystemTime,
+        binding: &Binding<'_>,
+        step: u32,
+        locals: &T,
+        attachment: &str,
     ) -> Result<String, StateError> {
         #[cfg(feature = "sealed-state")]
         let lead = if self.sealed { NONCE_BYTES } else { 0 };
@@ -348,6 +388,10 @@ impl StateCodec {
         let body = &mut scratch.0;
         body.resize(lead + HEADER, 0);
         serde_json::to_writer(&mut *body, locals).map_err(|e| StateError::Unserializable(e.to_string()))?;
+        if !attachment.is_empty() {
+            body.push(0);
+            body.extend_from_slice(attachment.as_bytes());
+        }
         let issued_ms = unix_ms(now);
         let header = Header {
             step,
@@ -488,7 +532,8 @@ impl StateCodec {
         locals.drain(..locals_at);
         // Validated once here, so restoring reads it as text and skips a check per string.
         let locals = String::from_utf8(locals).map_err(|_| StateError::Undecodable { line: 0, column: 0 })?;
-        Ok(Resumed { step: header.step, locals, id, expires_ms: deadline })
+        let json_len = memchr::memchr(0, locals.as_bytes()).unwrap_or(locals.len());
+        Ok(Resumed { step: header.step, locals, json_len, id, expires_ms: deadline })
     }
 }
 

@@ -103,6 +103,43 @@ fn value_and_raw_json_locals_round_trip() {
     assert_eq!(borrowed.len(), 2);
 }
 
+/// An attachment rides beside the locals as text: restoring never reads it, it comes back byte-exact, and a
+/// token without one is the token `seal` mints (so tokens from before attachments open as they did).
+#[test]
+fn an_attachment_comes_back_as_text_beside_the_locals() {
+    for form in forms() {
+        let c = codec(form);
+        let attachment = r#"{"confirm":{"method":"elicitation/create","params":{"message":"Go?\u0000"}}} not JSON"#;
+        let token = c.seal_with_attachment(&binding(), 2, &(plan(), 41u64), attachment).unwrap();
+        let resumed = c.open(&token, &binding()).unwrap();
+        assert_eq!(resumed.attachment(), attachment, "{form:?}");
+        assert_eq!(resumed.restore::<(Plan, u64)>().unwrap(), (plan(), 41), "{form:?}");
+        assert_eq!(resumed.locals_json(), serde_json::to_string(&(plan(), 41u64)).unwrap(), "{form:?}");
+
+        let plain = c.seal_with_attachment(&binding(), 2, &(plan(), 41u64), "").unwrap();
+        let resumed = c.open(&plain, &binding()).unwrap();
+        assert_eq!(resumed.attachment(), "", "{form:?}");
+        assert_eq!(resumed.restore::<(Plan, u64)>().unwrap(), (plan(), 41), "{form:?}");
+        // The same body as `seal`'s: a signed token (no random nonce) is the same text.
+        if form == Form::Signed {
+            let now = c.open(&plain, &binding()).unwrap().expires_at() - Duration::from_secs(600);
+            assert_eq!(plain, c.seal_at(now, &binding(), 2, &(plan(), 41u64)).unwrap());
+        }
+    }
+}
+
+/// The attachment is authenticated with the rest: a token whose attachment was changed is refused.
+#[test]
+fn a_changed_attachment_is_refused() {
+    let c = codec(Form::Signed);
+    let token = c.seal_with_attachment(&binding(), 1, &("x",), "asked").unwrap();
+    let [version, kid, payload, mac]: [&str; 4] = token.split('.').collect::<Vec<_>>().try_into().unwrap();
+    let mut body = URL_SAFE_NO_PAD.decode(payload).unwrap();
+    *body.last_mut().unwrap() = b'X';
+    let forged = format!("{version}.{kid}.{}.{mac}", URL_SAFE_NO_PAD.encode(&body));
+    assert!(matches!(c.open(&forged, &binding()), Err(StateError::BadSignature)));
+}
+
 /// Each character of a token, replaced by every other printable ASCII character (which covers every
 /// single-bit flip that leaves the text a string), removed, or doubled: never accepted.
 #[test]

@@ -4,41 +4,46 @@
 
 use crate::error::Error;
 use crate::flow::{Resume, Suspension};
-use crate::protocol::{ClientCapabilities, InputResponses};
+use crate::protocol::{ClientCapabilities, InputRequests, InputResponses};
 use crate::protocol::{ErrorObject, codes};
 use crate::server::Server;
 use crate::server::reply::Reply;
 use crate::state::{Binding, INVALID_STATE_MESSAGE, Resumed, StateError};
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::SystemTime;
 
 /// The `data.reason` of a replayed final round of a one-time flow.
 pub(crate) const CONSUMED_REASON: &str = "request_state_consumed";
 
-/// What travels in the request state besides the step: the carried locals and the round's input requests
-/// (so a retry that leaves some unanswered is asked the same again without re-running anything).
+/// What travels in the request state besides the step: the carried locals and the keys of the round's input
+/// requests. The requests themselves ride as the token's attachment, as the result's `inputRequests` has
+/// them, so a retry that leaves one unanswered is asked the same again without re-running anything, while a
+/// retry that answers them all never reads them.
 #[derive(serde::Serialize)]
 struct CarryRef<'a> {
     #[serde(rename = "l")]
     locals: &'a RawValue,
-    /// The round's `InputRequests`, as the result's `inputRequests` has them.
-    #[serde(rename = "a")]
-    asked: &'a RawValue,
+    #[serde(rename = "k", serialize_with = "keys")]
+    asked: &'a InputRequests,
     /// One-time flows: a value no other round gets ([`crate::ids::unique`]), so two rounds that are otherwise
     /// identical (same request, same millisecond, on any replica) still get tokens with different ids.
     #[serde(rename = "n", skip_serializing_if = "Option::is_none")]
     nonce: Option<&'a str>,
 }
 
-/// [`CarryRef`] as opened: both parts borrowed from the token's text. Of the input requests only the keys are
-/// read; a retry that leaves one unanswered is sent their text as it is.
+fn keys<S: serde::Serializer>(asked: &&InputRequests, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(asked.keys())
+}
+
+/// [`CarryRef`] as opened, borrowed from the token's text.
 #[derive(serde::Deserialize)]
 struct Carry<'a> {
     #[serde(rename = "l", borrow)]
     locals: &'a RawValue,
-    #[serde(rename = "a", borrow)]
-    asked: &'a RawValue,
+    #[serde(rename = "k", borrow)]
+    asked: Vec<Cow<'a, str>>,
 }
 
 /// What a retry's state opens to.
@@ -98,23 +103,20 @@ pub(crate) fn open(
     let opened = server.state_codec()?.open(&token, binding)?;
     let carry: Carry<'_> = opened.restore()?;
     let responses = responses.unwrap_or_default();
-    let keys: std::collections::BTreeMap<std::borrow::Cow<'_, str>, serde::de::IgnoredAny> =
-        carry_part(&opened, carry.asked)?;
-    if keys.keys().any(|key| !responses.contains_key(key.as_ref())) {
-        return Ok(Opened::AskAgain(Asking { requests: Some(carry.asked.to_owned()), token }));
+    if carry.asked.iter().any(|key| !responses.contains_key(key)) {
+        let requests = serde_json::from_str(opened.attachment()).map_err(|e| undecodable(&opened, &e))?;
+        return Ok(Opened::AskAgain(Asking { requests: Some(requests), token }));
     }
     let ticket = Ticket { id: *opened.id(), expires: opened.expires_at() };
     let responses = Arc::new(responses);
     Ok(Opened::Resume(Resume { step: opened.step(), locals: carry.locals.to_owned(), responses }, ticket))
 }
 
-/// A part of an authentic token's carry, parsed as `T` (refused like the whole carry when it doesn't fit).
-fn carry_part<'a, T: serde::Deserialize<'a>>(opened: &Resumed, part: &'a RawValue) -> Result<T, Error> {
-    serde_json::from_str(part.get()).map_err(|e| {
-        let e = StateError::Undecodable { line: e.line(), column: e.column() };
-        tracing::warn!(step = opened.step(), reason = e.kind(), "requestState refused: {e}");
-        Error::from(e)
-    })
+/// An authentic token whose attachment does not parse: refused like locals that don't.
+fn undecodable(opened: &Resumed, e: &serde_json::Error) -> Error {
+    let e = StateError::Undecodable { line: e.line(), column: e.column() };
+    tracing::warn!(step = opened.step(), reason = e.kind(), "requestState refused: {e}");
+    Error::from(e)
 }
 
 /// Which token a round resumed from, and until when it is accepted.
@@ -178,13 +180,10 @@ pub(crate) fn seal(
         true => None,
         false => Some(serde_json::value::to_raw_value(&suspension.requests)?),
     };
-    // A state-only round carries no requests: `{}`.
-    let asked = match requests.as_deref() {
-        Some(requests) => requests,
-        None => serde_json::from_str::<&RawValue>("{}")?,
-    };
-    let carry = CarryRef { locals: &suspension.locals, asked, nonce: nonce.as_deref() };
-    let token = server.state_codec()?.seal(binding, suspension.step, &carry)?;
+    // A state-only round carries no requests: no keys, no attachment.
+    let carry = CarryRef { locals: &suspension.locals, asked: &suspension.requests, nonce: nonce.as_deref() };
+    let attachment = requests.as_deref().map_or("", RawValue::get);
+    let token = server.state_codec()?.seal_with_attachment(binding, suspension.step, &carry, attachment)?;
     Ok(Asking { requests, token })
 }
 
