@@ -15,6 +15,8 @@
 //! load check FILE         exit 1 if any run in FILE had an error or no answer
 //! load rps FILE key=value ...
 //!                         the median req/s of the one closed-loop cell and server the fields select
+//! load footprint FILE (--requests N | --per FUNCTION) [--top K]
+//!                         instructions and hot code a request, from a callgrind dump (see footprint.sh)
 //! ```
 //!
 //! Scenarios: `modern-call`, `modern-list`, `legacy-call`, `legacy-stateless`, `legacy-list`, `mrtr` (see
@@ -34,6 +36,7 @@
 //! `run` prints one line of `key=value` fields, the extra `key=value` arguments first (see
 //! [`measure::line`]); `sessions` prints one too (see [`sessions`]).
 
+mod footprint;
 mod http;
 mod measure;
 mod reply;
@@ -57,7 +60,8 @@ fn main() {
         Some("summarize") => summary::summarize(args.get(1).unwrap_or_else(|| usage("summarize FILE")), &args[2..]),
         Some("check") => summary::check(args.get(1).unwrap_or_else(|| usage("check FILE"))),
         Some("rps") => summary::rps(args.get(1).unwrap_or_else(|| usage("rps FILE key=value ...")), &args[2..]),
-        _ => usage("a command: run, sessions, ports, wait, summarize, check or rps"),
+        Some("footprint") => footprint::report(&args[1..]),
+        _ => usage("a command: run, sessions, ports, wait, summarize, check, rps or footprint"),
     }
 }
 
@@ -80,7 +84,7 @@ struct RunArgs {
 }
 
 /// The next argument, parsed, or the usage error `what`.
-fn value<T: std::str::FromStr>(it: &mut std::slice::Iter<'_, String>, what: &str) -> T {
+pub fn value<T: std::str::FromStr>(it: &mut std::slice::Iter<'_, String>, what: &str) -> T {
     it.next().and_then(|v| v.parse().ok()).unwrap_or_else(|| usage(what))
 }
 
