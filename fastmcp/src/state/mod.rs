@@ -341,6 +341,7 @@ impl StateCodec {
         attachment: &str,
     ) -> Result<String, StateError> {
         self.mint(SystemTime::now(), binding, step, locals, attachment)
+            .inspect_err(|e| e.log(binding.method().name(), binding.target()))
     }
 
     /// [`seal`](Self::seal) as if the time were `now`.
@@ -351,26 +352,10 @@ impl StateCodec {
         step: u32,
         locals: &T,
     ) -> Result<String, StateError> {
-        self.mint(now, binding, step, locals, "")
+        self.mint(now, binding, step, locals, "").inspect_err(|e| e.log(binding.method().name(), binding.target()))
     }
 
-    /// Mints a token, logging a failure.
     fn mint<T: Serialize + ?Sized>(
-        &self,
-        now: SystemTime,
-        binding: &Binding<'_>,
-        step: u32,
-        locals: &T,
-        attachment: &str,
-    ) -> Result<String, StateError> {
-        let result = self.write_token(now, binding, step, locals, attachment);
-        if let Err(e) = &result {
-            e.log(binding.method().name(), binding.target());
-        }
-        result
-    }
-
-    fn write_token<T: Serialize + ?Sized>(
         &self,
         now: SystemTime,
         binding: &Binding<'_>,

@@ -33,6 +33,7 @@ struct CarryRef<'a> {
     nonce: Option<&'a str>,
 }
 
+/// The carry's `k`: the input requests' keys, in the map's order.
 fn keys<S: serde::Serializer>(asked: &&InputRequests, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.collect_seq(asked.keys())
 }
