@@ -209,7 +209,17 @@ impl Resumed {
 
     /// Deserializes the carried locals straight from the token's text into the type the flow expects.
     pub fn restore<'de, T: Deserialize<'de>>(&'de self) -> Result<T, StateError> {
-        serde_json::from_str(self.locals_json()).map_err(|e| {
+        self.read(self.locals_json())
+    }
+
+    /// Deserializes the attachment as [`restore`](Self::restore) does the locals, refused the same way when
+    /// it does not fit.
+    pub fn restore_attachment<'de, T: Deserialize<'de>>(&'de self) -> Result<T, StateError> {
+        self.read(self.attachment())
+    }
+
+    fn read<'de, T: Deserialize<'de>>(&self, text: &'de str) -> Result<T, StateError> {
+        serde_json::from_str(text).map_err(|e| {
             let e = StateError::Undecodable { line: e.line(), column: e.column() };
             tracing::warn!(step = self.step, reason = e.kind(), "requestState refused: {e}");
             e

@@ -8,7 +8,7 @@ use crate::protocol::{ClientCapabilities, InputRequests, InputResponses};
 use crate::protocol::{ErrorObject, codes};
 use crate::server::Server;
 use crate::server::reply::Reply;
-use crate::state::{Binding, INVALID_STATE_MESSAGE, Resumed, StateError};
+use crate::state::{Binding, INVALID_STATE_MESSAGE};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -105,19 +105,12 @@ pub(crate) fn open(
     let carry: Carry<'_> = opened.restore()?;
     let responses = responses.unwrap_or_default();
     if carry.asked.iter().any(|key| !responses.contains_key(key)) {
-        let requests = serde_json::from_str(opened.attachment()).map_err(|e| undecodable(&opened, &e))?;
+        let requests = opened.restore_attachment()?;
         return Ok(Opened::AskAgain(Asking { requests: Some(requests), token }));
     }
     let ticket = Ticket { id: *opened.id(), expires: opened.expires_at() };
     let responses = Arc::new(responses);
     Ok(Opened::Resume(Resume { step: opened.step(), locals: carry.locals.to_owned(), responses }, ticket))
-}
-
-/// An authentic token whose attachment does not parse: refused like locals that don't.
-fn undecodable(opened: &Resumed, e: &serde_json::Error) -> Error {
-    let e = StateError::Undecodable { line: e.line(), column: e.column() };
-    tracing::warn!(step = opened.step(), reason = e.kind(), "requestState refused: {e}");
-    Error::from(e)
 }
 
 /// Which token a round resumed from, and until when it is accepted.
