@@ -1,12 +1,13 @@
 //! `load footprint`: how much code a request runs, from a callgrind dump of a measured window
 //! (`footprint.sh` makes one).
 //!
-//! Two servers can run the same number of instructions a request and still differ by half in CPU: what
+//! Two servers can run the same number of instructions a request and still differ by a third in CPU: what
 //! differs is how many *distinct* instructions those are. A request that runs 18k instructions over 27 KiB
 //! of code runs from L1i (32 KiB on the bench's Zen 4); one that runs them over 64 KiB misses it on every
 //! request. So beside instructions a request this counts the request's hot code: the 64-byte lines of code
 //! in which some instruction ran at least half as many times as there were requests (so code every request
-//! runs, not the start-up's or a connection's).
+//! runs, not the start-up's or a connection's), and the 4 KiB pages those lines are on (which a change of
+//! layout moves without changing the lines).
 //!
 //! The dump must be written with `--dump-instr=yes --compress-pos=no --compress-strings=no`: one line per
 //! instruction, `0xADDRESS LINE COUNT`, under the `fn=` it belongs to. A call's line (after `calls=N ...`)
@@ -16,6 +17,9 @@ use std::collections::HashMap;
 
 /// Code lines, as the hardware caches them.
 const LINE: u64 = 64;
+
+/// Pages, as the iTLB maps them.
+const PAGE: u64 = 4096;
 
 #[derive(Default)]
 struct Function {
@@ -114,10 +118,15 @@ impl<'a> Dump<'a> {
         rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.2.cmp(b.2)));
         let lines: usize = rows.iter().map(|r| r.0).sum();
         let instructions: usize = rows.iter().map(|r| r.1).sum();
+        let pages: std::collections::HashSet<u64> = (self.functions.values())
+            .flat_map(|f| f.lines.iter().filter(|(_, t)| hot(t)).map(|(line, _)| line * LINE / PAGE))
+            .collect();
         let mut out = format!(
-            "requests={requests} ir_per_request={} hot_lines={lines} hot_kib={:.1} hot_instructions={instructions}\n",
+            "requests={requests} ir_per_request={} hot_lines={lines} hot_kib={:.1} hot_pages={} \
+             hot_instructions={instructions}\n",
             self.total / requests,
             (lines as u64 * LINE) as f64 / 1024.0,
+            pages.len(),
         );
         for (lines, instructions, name) in rows.into_iter().take(top) {
             out.push_str(&format!("{lines:5} lines {instructions:5} instructions  {name}\n"));
@@ -130,8 +139,8 @@ impl<'a> Dump<'a> {
 mod tests {
     use super::Dump;
 
-    /// Two functions: `a` runs every request (its 3 instructions span 2 lines), `b` once in all; a call from
-    /// `a` into `b` counts as `b`'s call and as one instruction of `a` run that many times.
+    /// Two functions: `a` runs every request (its 3 instructions span 2 lines of one page), `b` once in all; a
+    /// call from `a` into `b` counts as `b`'s call and as one instruction of `a` run that many times.
     const DUMP: &str = "\
 positions: instr line
 events: Ir
@@ -153,7 +162,7 @@ totals: 931
         assert_eq!(dump.total, 931);
         let table = dump.table(10, 5);
         assert!(
-            table.starts_with("requests=10 ir_per_request=93 hot_lines=2 hot_kib=0.1 hot_instructions=3\n"),
+            table.starts_with("requests=10 ir_per_request=93 hot_lines=2 hot_kib=0.1 hot_pages=1 hot_instructions=3\n"),
             "{table}"
         );
         assert!(table.contains("    2 lines     3 instructions  a\n"), "{table}");
