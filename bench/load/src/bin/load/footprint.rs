@@ -139,8 +139,9 @@ impl<'a> Dump<'a> {
 mod tests {
     use super::Dump;
 
-    /// Two functions: `a` runs every request (its 3 instructions span 2 lines of one page), `b` once in all; a
-    /// call from `a` into `b` counts as `b`'s call and as one instruction of `a` run that many times.
+    /// Three functions: `a` runs every request (its 3 instructions span 2 lines of one page), `b` once in all,
+    /// `c` every request on a page of its own; a call from `a` into `b` counts as `b`'s call and as one
+    /// instruction of `a` run that many times.
     const DUMP: &str = "\
 positions: instr line
 events: Ir
@@ -152,17 +153,19 @@ calls=10 0x2000 0
 0x1040 0 900
 fn=b
 0x2000 0 1
-totals: 931
+fn=c
+0x3010 0 10
+totals: 941
 ";
 
     #[test]
     fn counts_hot_lines_and_calls() {
         let dump = Dump::parse(DUMP);
         assert_eq!(dump.calls["b"], 10);
-        assert_eq!(dump.total, 931);
+        assert_eq!(dump.total, 941);
         let table = dump.table(10, 5);
         assert!(
-            table.starts_with("requests=10 ir_per_request=93 hot_lines=2 hot_kib=0.1 hot_pages=1 hot_instructions=3\n"),
+            table.starts_with("requests=10 ir_per_request=94 hot_lines=3 hot_kib=0.2 hot_pages=2 hot_instructions=4\n"),
             "{table}"
         );
         assert!(table.contains("    2 lines     3 instructions  a\n"), "{table}");
