@@ -220,18 +220,29 @@ async fn cancel_stops_a_running_task_and_is_idempotent() {
 #[tokio::test]
 async fn cancel_fires_the_handlers_cancellation_token() {
     let mut c = Client::fixture(&[]);
-    let seen = |v: &Value| first_text(v).to_owned();
-    let before = c.call("tools/call", json!({ "name": "task_cancel_seen" })).await;
-    assert_eq!(seen(&before), "false");
+    assert_eq!(cancel_state(&mut c).await, "idle");
     let created = c.start("await_cancel", json!({})).await;
+    // A task cancelled before its handler ran never runs it, so there is no token to fire: cancelled once
+    // the handler watches it (under a loaded CI, the cancel could overtake the task's first poll).
+    cancel_state_becomes(&mut c, "watching").await;
     c.call("tasks/cancel", json!({ "taskId": created["taskId"] })).await;
+    cancel_state_becomes(&mut c, "fired").await;
+}
+
+/// Where the fixture's `await_cancel` task is (`task_cancel_seen`).
+async fn cancel_state(c: &mut Client) -> String {
+    first_text(&c.call("tools/call", json!({ "name": "task_cancel_seen" })).await).to_owned()
+}
+
+/// Waits up to 5 s for the `await_cancel` task to be `want`.
+async fn cancel_state_becomes(c: &mut Client, want: &str) {
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
-        let now = c.call("tools/call", json!({ "name": "task_cancel_seen" })).await;
-        if seen(&now) == "true" {
-            break;
+        let state = cancel_state(c).await;
+        if state == want {
+            return;
         }
-        assert!(Instant::now() < deadline, "the handler's token never fired");
+        assert!(Instant::now() < deadline, "the `await_cancel` task stayed {state}, never {want}");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }

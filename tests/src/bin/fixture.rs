@@ -4,7 +4,7 @@ use fastmcp::prelude::*;
 use fastmcp::protocol::LoggingLevel;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering};
 use std::time::Duration;
 
 /// Sleep, then say how long.
@@ -289,7 +289,11 @@ async fn ledger(id: u32) -> fastmcp::Result<String> {
     Err(fastmcp::Error::invalid_params(format!("no ledger {id}")))
 }
 
-static TASK_CANCELLED: AtomicBool = AtomicBool::new(false);
+/// Where the one `await_cancel` task is: not started, watching its cancellation token, or seen it fire.
+static TASK_CANCEL: AtomicU8 = AtomicU8::new(IDLE);
+const IDLE: u8 = 0;
+const WATCHING: u8 = 1;
+const FIRED: u8 = 2;
 
 /// A task that waits a minute; when its cancellation token fires, work it handed elsewhere records that.
 #[tool(task = "optional")]
@@ -297,16 +301,22 @@ async fn await_cancel(ctx: Context) -> String {
     let token = ctx.cancellation().clone();
     tokio::spawn(async move {
         token.cancelled().await;
-        TASK_CANCELLED.store(true, Ordering::SeqCst);
+        TASK_CANCEL.store(FIRED, Ordering::SeqCst);
     });
+    let _ = TASK_CANCEL.compare_exchange(IDLE, WATCHING, Ordering::SeqCst, Ordering::SeqCst);
     tokio::time::sleep(Duration::from_secs(60)).await;
     "not cancelled".into()
 }
 
-/// Whether an `await_cancel` task saw its cancellation.
+/// Where the `await_cancel` task is: `idle`, `watching` or `fired`.
 #[tool]
 async fn task_cancel_seen() -> String {
-    TASK_CANCELLED.load(Ordering::SeqCst).to_string()
+    match TASK_CANCEL.load(Ordering::SeqCst) {
+        IDLE => "idle",
+        WATCHING => "watching",
+        _ => "fired",
+    }
+    .into()
 }
 
 /// A task whose every round is stopped after 200 ms.
