@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # How much code one cell's request runs: the server under callgrind for one load run, then `load footprint`
-# on the dump (instructions a request, the request's hot code in 64-byte lines, the functions holding most
-# of it). See README.md, "Where the CPU goes".
+# on the dump (instructions a request, the request's hot code in 64-byte lines and 4 KiB pages, the
+# functions holding most of it). See README.md, "Where the CPU goes".
 #
 #   bench/load/footprint.sh SERVER [TRANSPORT] [SCENARIO] [LEVEL]
 #
 # SERVER: fastmcp, rmcp, bare, or the path of a server binary taking the same arguments (another
 # fastmcp_server build); TRANSPORT: http (default) or stdio; SCENARIO: modern-call (default), as run.sh
 # names them; LEVEL: connections over HTTP, requests in flight over stdio (1). Knobs: DURATION (3 s of
-# load), TOP (25 functions listed). Needs valgrind. The whole run is counted, start-up included: about
-# 2M instructions, under 1 % of a request's share at the default duration.
+# load), TOP (25 functions listed), WORKERS (2, as run.sh). Needs valgrind. The whole run is counted,
+# start-up included: about 2M instructions, under 1 % of a request's share at the default duration.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -20,14 +20,18 @@ LEVEL=${4:-1}
 DURATION=${DURATION:-3}
 TOP=${TOP:-25}
 
+# shellcheck source=scenarios.sh
+source scenarios.sh
+has "$SCENARIO" "$ALL_SCENARIOS" || { echo "footprint.sh: unknown scenario $SCENARIO ($ALL_SCENARIOS)" >&2; exit 2; }
+serves "$SERVER" "$SCENARIO" || { echo "footprint.sh: $SERVER does not serve $SCENARIO" >&2; exit 2; }
+
 cargo build --release --quiet --bins
 B=target/release
 case $SERVER in
     fastmcp | rmcp | bare) BIN=$B/${SERVER}_server ;;
     *) BIN=$(realpath "$SERVER") ;;
 esac
-FLAGS=(--workers 2)
-[[ $SCENARIO == legacy-call || $SCENARIO == legacy-list ]] || FLAGS+=(--stateless)
+read -ra FLAGS <<<"--workers ${WORKERS:-2} $(mode_flags "$SCENARIO")"
 
 DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT

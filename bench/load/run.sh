@@ -58,10 +58,9 @@ SHIPPED_DURATION=${SHIPPED_DURATION:-2}
 PROFILE=${PROFILE:-release}
 RAW=${RAW:-target/load-raw.txt}
 
-# has WORD "LIST": whether WORD is one of LIST's words.
-has() { [[ " $2 " == *" $1 "* ]]; }
+# shellcheck source=scenarios.sh
+source scenarios.sh
 
-ALL_SCENARIOS="modern-call legacy-call legacy-stateless legacy-list modern-list mrtr"
 for s in $SCENARIOS; do has "$s" "$ALL_SCENARIOS" || die "SCENARIOS: unknown scenario $s ($ALL_SCENARIOS)"; done
 for s in $STDIO_SCENARIOS; do
     has "$s" "modern-call modern-list mrtr legacy-call legacy-list" ||
@@ -93,12 +92,6 @@ for spec in $EXTRA; do
     add_server "$name" "$path"
 done
 ((${#IMPLS[@]})) || die "no servers: SERVERS and EXTRA are empty"
-
-# serves IMPL SCENARIO: whether the server answers the scenario (the floors serve modern-call and modern-list).
-serves() { [[ $1 != bare ]] || has "$2" "modern-call modern-list"; }
-# Server flags per scenario: legacy sessions for the legacy session cells, else stateless (rmcp answers JSON
-# only in its stateless mode; fastmcp answers modern requests the same in both, the floors ignore it).
-mode_flags() { if has "$1" "legacy-call legacy-list"; then :; else echo --stateless; fi; }
 
 if ((CHECK)); then
     echo "run.sh: correctness check ($PROFILE build, $DURATION s per run)" >&2

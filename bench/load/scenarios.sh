@@ -1,0 +1,13 @@
+# What the bench's scripts share about its scenarios and servers (sourced by run.sh and footprint.sh).
+
+# has WORD "LIST": whether WORD is one of LIST's words.
+has() { [[ " $2 " == *" $1 "* ]]; }
+
+ALL_SCENARIOS="modern-call legacy-call legacy-stateless legacy-list modern-list mrtr"
+
+# serves IMPL SCENARIO: whether the server answers the scenario (the floors serve modern-call and modern-list).
+serves() { [[ $1 != bare ]] || has "$2" "modern-call modern-list"; }
+
+# Server flags per scenario: legacy sessions for the legacy session cells, else stateless (rmcp answers JSON
+# only in its stateless mode; fastmcp answers modern requests the same in both, the floors ignore it).
+mode_flags() { if has "$1" "legacy-call legacy-list"; then :; else echo --stateless; fi; }
