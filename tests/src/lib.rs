@@ -713,17 +713,11 @@ impl Drop for InProcess {
     }
 }
 
-/// Serves `server` over HTTP in this process; returns once it accepts connections.
+/// Serves `server` over HTTP in this process, on a listener bound before it returns: connections queue
+/// until the server accepts them.
 pub async fn serve_in_process(server: fastmcp::Server) -> InProcess {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().unwrap().port();
-    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-    let options = fastmcp::HttpOptions { addr, ..fastmcp::HttpOptions::default() };
-    let task = tokio::spawn(async move { server.serve_http(options).await });
-    for _ in 0..200 {
-        if tokio::net::TcpStream::connect(addr).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+    let addr = listener.local_addr().unwrap();
+    let task = tokio::spawn(async move { server.serve_http_on(listener, fastmcp::HttpOptions::default()).await });
     InProcess { url: format!("http://{addr}/mcp"), addr, task }
 }

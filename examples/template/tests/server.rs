@@ -9,19 +9,14 @@ use fastmcp::serde_json::json;
 
 const ERAS: [EraChoice; 2] = [EraChoice::Modern, EraChoice::Legacy];
 
-/// Serves `server()` on a free loopback port, in this process; returns its URL.
+/// Serves `server()` on a free loopback port, in this process; returns its URL. The port is bound before
+/// the server task runs, so the client's connection waits in the listen queue until it is accepted.
 async fn serve() -> String {
-    let addr = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("a bound address"));
     let server = my_mcp_server::server().build().expect("the server builds");
-    let serving = tokio::spawn(async move { server.serve_http(HttpOptions { addr, ..HttpOptions::default() }).await });
-    // The spawned task binds when this one yields.
-    while std::net::TcpStream::connect(addr).is_err() {
-        if serving.is_finished() {
-            panic!("the server stopped: {:?}", serving.await);
-        }
-        tokio::task::yield_now().await;
-    }
-    format!("http://{addr}/mcp")
+    tokio::spawn(async move { server.serve_http_on(listener, HttpOptions::default()).await });
+    url
 }
 
 async fn connect(builder: ClientBuilder, era: EraChoice) -> Client {

@@ -34,8 +34,11 @@ pub(crate) fn connector(connect_timeout: Duration) -> Result<HttpsConnector<Http
     http.enforce_http(false);
     http.set_connect_timeout(Some(connect_timeout));
     http.set_nodelay(true);
-    let builder = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())?;
+    // rustls 0.23.48 deprecates this provider for lacking post-quantum key exchange. It stays until the
+    // move to aws-lc-rs is made deliberately, for the whole crate (JWT signing uses `ring` as well).
+    #[allow(deprecated)]
+    let provider = rustls::crypto::ring::default_provider();
+    let builder = hyper_rustls::HttpsConnectorBuilder::new().with_provider_and_webpki_roots(provider)?;
     Ok(builder.https_or_http().enable_http1().enable_http2().wrap_connector(http))
 }
 

@@ -22,9 +22,9 @@ use tokio_util::sync::CancellationToken;
 /// After the shutdown grace, how long connections get to go once they are dropped.
 const KILLED: Duration = Duration::from_secs(1);
 
-/// Serves until SIGINT or SIGTERM, then lets requests in flight finish within `Options::shutdown_grace`.
-pub(super) async fn serve(server: Server, options: HttpOptions) -> std::io::Result<()> {
-    let listener = TcpListener::bind(options.addr).await?;
+/// Serves on `listener` until SIGINT or SIGTERM, then lets requests in flight finish within
+/// `Options::shutdown_grace`. `options.addr` is not used: the listener's own address is the one served.
+pub(super) async fn serve(server: Server, listener: TcpListener, options: HttpOptions) -> std::io::Result<()> {
     let bound = listener.local_addr()?;
     let mode = if options.sessions { "legacy sessions" } else { "legacy without sessions" };
     tracing::info!("serving MCP on http://{bound}{} (modern per request, {mode})", options.path);

@@ -103,7 +103,21 @@ impl Server {
     /// requests in flight finish within [`FastMcp::shutdown_grace`] and closes every connection still open.
     #[cfg(feature = "http")]
     pub async fn serve_http(&self, options: crate::server::HttpOptions) -> Result<()> {
-        accept::serve(self.clone(), options).await.map_err(Error::from)
+        let listener = tokio::net::TcpListener::bind(options.addr).await?;
+        self.serve_http_on(listener, options).await
+    }
+
+    /// [`serve_http`](Self::serve_http) on a listener the caller bound (`options.addr` is not used): one
+    /// bound to port 0, whose address is known before the server runs, so a test connects without
+    /// polling and no other process can take the port in between; or a socket handed over by a service
+    /// manager.
+    #[cfg(feature = "http")]
+    pub async fn serve_http_on(
+        &self,
+        listener: tokio::net::TcpListener,
+        options: crate::server::HttpOptions,
+    ) -> Result<()> {
+        accept::serve(self.clone(), listener, options).await.map_err(Error::from)
     }
 }
 
