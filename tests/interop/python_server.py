@@ -3,7 +3,8 @@ asks the user through a resolver (`Elicit`: a 2026-07-28 input_required round, o
 `elicitation/create`), a resource and a prompt.
 
 Usage: python python_server.py              (stdio)
-       python python_server.py http PORT    (Streamable HTTP at http://127.0.0.1:PORT/mcp)
+       python python_server.py http         (Streamable HTTP at http://127.0.0.1:PORT/mcp, on a free port
+                                             it binds itself and prints on stdout once it listens)
 """
 
 import sys
@@ -48,7 +49,19 @@ def haiku(topic: str) -> str:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 2 and sys.argv[1] == "http":
-        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    if len(sys.argv) > 1 and sys.argv[1] == "http":
+        # MCPServer.run("streamable-http") takes a port number only. Bound here, the port is never free
+        # between choosing it and serving on it, so no other process can take it meanwhile.
+        import socket
+
+        import anyio
+        import uvicorn
+
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        print(sock.getsockname()[1], flush=True)
+        config = uvicorn.Config(server.streamable_http_app(host="127.0.0.1"), log_level="warning")
+        anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
     else:
         server.run()

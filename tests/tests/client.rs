@@ -235,21 +235,24 @@ async fn over_http_in_each_era() {
 async fn drives_a_python_server_over_http() {
     let python = fastmcp_tests::python::python();
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/python_server.py");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let mut server = tokio::process::Command::new(&python)
         .arg(&script)
-        .args(["http", &port.to_string()])
+        .arg("http")
+        .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .kill_on_drop(true)
         .spawn()
         .expect("the Python server starts");
+    // It prints its port once it listens. Its stdout stays open (`out`) for as long as it runs.
+    let mut out = tokio::io::BufReader::new(server.stdout.take().expect("piped"));
+    let mut first = String::new();
+    let read = tokio::io::AsyncBufReadExt::read_line(&mut out, &mut first);
+    tokio::time::timeout(std::time::Duration::from_secs(60), read)
+        .await
+        .expect("the Python server listens within 60 s")
+        .expect("its stdout");
+    let port: u16 = first.trim().parse().unwrap_or_else(|_| panic!("a port on its first line, not {first:?}"));
     let url = format!("http://127.0.0.1:{port}/mcp");
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
     for (choice, era) in ERAS {
         let b = builder(choice).on_elicit(|_| async { Ok(accept(json!({"confirm": true}))) });
         let client = b.connect(&url).await.unwrap_or_else(|e| panic!("{choice:?}: {e}"));
@@ -260,6 +263,7 @@ async fn drives_a_python_server_over_http() {
         client.close().await;
     }
     let _ = server.kill().await;
+    drop(out);
 }
 
 /// Dropping a call's future cancels it on the server: `notifications/cancelled` on stdio (either era) and
