@@ -247,9 +247,9 @@ async fn drives_a_python_server_over_http() {
     let mut out = tokio::io::BufReader::new(server.stdout.take().expect("piped"));
     let mut first = String::new();
     let read = tokio::io::AsyncBufReadExt::read_line(&mut out, &mut first);
-    tokio::time::timeout(std::time::Duration::from_secs(60), read)
+    tokio::time::timeout(fastmcp_tests::TIMEOUT, read)
         .await
-        .expect("the Python server listens within 60 s")
+        .expect("the Python server listens in time")
         .expect("its stdout");
     let port: u16 = first.trim().parse().unwrap_or_else(|_| panic!("a port on its first line, not {first:?}"));
     let url = format!("http://127.0.0.1:{port}/mcp");
@@ -263,7 +263,6 @@ async fn drives_a_python_server_over_http() {
         client.close().await;
     }
     let _ = server.kill().await;
-    drop(out);
 }
 
 /// Dropping a call's future cancels it on the server: `notifications/cancelled` on stdio (either era) and
