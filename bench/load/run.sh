@@ -103,7 +103,18 @@ else
 fi
 T_BUILT=$SECONDS
 mkdir -p "$(dirname "$RAW")"
-: >"$RAW"
+
+# machine: what the figures were measured on, as one comment line (the summary reads only lines with a server).
+# In a KVM guest, how long an idle vCPU polls before it halts (`guest_halt_poll_ns`, the kernel's default
+# 200000) decides the one-in-flight cells: with 0, every wait halts the vCPU, and each request pays the wake-up.
+machine() {
+    local cpu idle poll
+    cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+    idle=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
+    poll=$(cat /sys/module/haltpoll/parameters/guest_halt_poll_ns 2>/dev/null || echo -)
+    echo "# machine: ${cpu:-unknown CPU}, $(nproc) cores, Linux $(uname -r), cpuidle $idle, guest_halt_poll_ns $poll"
+}
+machine | tee "$RAW"
 
 # The servers log at warn; fastmcp gets a fixed request-state key so it does not warn at every start that it
 # made a random one (either way the flows are signed alike).
@@ -256,6 +267,8 @@ if ((SHIPPED_ROUNDS > 0)); then
     http_suite default "$SHIPPED_ROUNDS" "$SHIPPED_DURATION"
 fi
 
+echo
+head -n 1 "$RAW"
 echo
 if ((CHECK)); then
     # The figures of a check mean nothing (a debug build, runs of a fraction of a second): only the cells.
