@@ -109,7 +109,7 @@ mkdir -p "$(dirname "$RAW")"
 # 200000) decides the one-in-flight cells: with 0, every wait halts the vCPU, and each request pays the wake-up.
 machine() {
     local cpu idle poll
-    cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+    cpu=$(sed -n '/^model name/{s/^model name[[:space:]]*: //;p;q}' /proc/cpuinfo)
     idle=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
     poll=$(cat /sys/module/haltpoll/parameters/guest_halt_poll_ns 2>/dev/null || echo -)
     echo "# machine: ${cpu:-unknown CPU}, $(nproc) cores, Linux $(uname -r), cpuidle $idle, guest_halt_poll_ns $poll"
