@@ -2,6 +2,7 @@
 //! `tests/tests/redis.rs`, against a real server).
 
 use super::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 #[tokio::test]
@@ -51,7 +52,7 @@ async fn short_and_long_keys_are_kept_alike() {
         store.delete(key).await.unwrap();
         assert_eq!(store.get(key).await.unwrap(), None, "{key:?}");
     }
-    assert_eq!(store.map().entries.len(), 0);
+    assert_eq!(store.held(), 0);
 }
 
 /// What `MemoryStore::DEFAULT_MAX_ENTRIES` says of its memory rests on these sizes (an `Instant` is 16
@@ -69,11 +70,42 @@ async fn expired_entries_are_swept_as_the_map_grows() {
     for i in 0..3 * FIRST_SWEEP_FOR_TESTS {
         store.put(&i.to_string(), b"", Duration::from_nanos(1)).await.unwrap();
     }
-    let len = store.map().entries.len();
-    assert!(len <= 2 * FIRST_SWEEP_FOR_TESTS, "expired entries were swept: {len} left");
+    let held = store.held();
+    assert!(held <= 2 * FIRST_SWEEP_FOR_TESTS, "expired entries were swept: {held} left");
+    assert_eq!(store.shard_lens().iter().sum::<usize>(), held, "the count the bound reads is what the shards hold");
 }
 
+/// Entries kept before the whole map's first sweep (16 in each of the 64 shards).
 const FIRST_SWEEP_FOR_TESTS: usize = 1024;
+
+/// Keys spread over the shards, and the count the bound reads stays exactly what they hold, with many
+/// writers racing at the bound: of distinct new keys, exactly `max` are admitted.
+#[test]
+fn the_bound_is_exact_across_shards_and_threads() {
+    let max = 1000;
+    let store = MemoryStore::with_max_entries(max);
+    let admitted = AtomicUsize::new(0);
+    std::thread::scope(|threads| {
+        for t in 0..8 {
+            let (store, admitted) = (&store, &admitted);
+            threads.spawn(move || {
+                for i in 0..500 {
+                    let key = format!("{t}-{i}");
+                    let written = store.put(&key, b"", Duration::from_secs(60));
+                    if futures_util::FutureExt::now_or_never(written).expect("the memory store is ready").is_ok() {
+                        admitted.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+    assert_eq!(admitted.load(Ordering::Relaxed), max);
+    assert_eq!(store.held(), max);
+    let lens = store.shard_lens();
+    assert_eq!(lens.iter().sum::<usize>(), max);
+    let fullest = lens.iter().max().copied().unwrap_or_default();
+    assert!(fullest < 4 * max / memory::SHARDS, "keys spread over the shards: {lens:?}");
+}
 
 #[tokio::test]
 async fn subscribers_hear_what_is_published_after_they_subscribed() {
@@ -135,5 +167,5 @@ async fn a_full_store_looks_for_room_at_most_once_a_second() {
     assert!(store.put("b", b"", Duration::from_secs(60)).await.is_err());
     tokio::time::advance(Duration::from_millis(500)).await;
     store.put("b", b"", Duration::from_secs(60)).await.unwrap();
-    assert_eq!(store.map().entries.len(), 1, "`a` was swept to make room");
+    assert_eq!(store.held(), 1, "`a` was swept to make room");
 }
