@@ -19,7 +19,7 @@ use super::{Event, Store, StoreError, StoreFuture, Subscription, feed};
 use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -211,7 +211,11 @@ impl MemoryStore {
     /// Sweeps every shard, one lock at a time, unless another writer is at it or the last sweep of a full
     /// store was under a second ago; `true` when it swept.
     fn sweep_all(&self, now: Instant) -> bool {
-        let Ok(mut after) = self.full_sweep_after.try_lock() else { return false };
+        let mut after = match self.full_sweep_after.try_lock() {
+            Ok(after) => after,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => return false,
+        };
         if after.is_some_and(|after| now < after) {
             return false;
         }
