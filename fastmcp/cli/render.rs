@@ -169,7 +169,7 @@ pub fn tool_result(style: &Style, result: &CallToolResult) -> String {
     let mut out = String::new();
     for block in &result.content {
         if let (ContentBlock::Text(text), Some(structured)) = (block, &result.structured_content)
-            && serde_json::from_str::<Value>(&text.text).is_ok_and(|v| v == *structured)
+            && serde_json::from_str::<Value>(&text.text).is_ok_and(|v| v == **structured)
         {
             continue;
         }

@@ -56,7 +56,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// # let _ = FastMcp::new("docs").resource(profile).prompt(summarize).tool(cat);
 /// ```
 pub struct Error {
-    repr: Repr,
+    /// Boxed: a request's results carry `Result<_, Error>` out through every layer, and inline the details
+    /// (an [`ErrorObject`] is 104 bytes) made every `Ok` that large too. An error allocates; a success does not.
+    repr: Box<Repr>,
 }
 
 enum Repr {
@@ -73,12 +75,12 @@ impl Error {
     /// An error with this message and no particular JSON-RPC code (`-32603` where one is needed).
     #[cold]
     pub fn msg(message: impl fmt::Display) -> Self {
-        Self { repr: Repr::Message(message.to_string()) }
+        Self { repr: Box::new(Repr::Message(message.to_string())) }
     }
 
     /// A JSON-RPC error with this exact code, message and data.
     pub fn rpc(error: ErrorObject) -> Self {
-        Self { repr: Repr::Rpc(error) }
+        Self { repr: Box::new(Repr::Rpc(error)) }
     }
 
     /// `-32602`: the request's parameters are wrong.
@@ -96,12 +98,12 @@ impl Error {
     /// No resource has this URI: `-32002` on the legacy wire, `-32602` on the modern one, with `data.uri`.
     #[cold]
     pub fn resource_not_found(uri: impl Into<String>) -> Self {
-        Self { repr: Repr::ResourceNotFound(uri.into()) }
+        Self { repr: Box::new(Repr::ResourceNotFound(uri.into())) }
     }
 
     /// The JSON-RPC error object this error becomes on the given era's wire.
     pub fn to_error_object(&self, era: Era) -> ErrorObject {
-        match &self.repr {
+        match &*self.repr {
             Repr::Rpc(e) => e.clone(),
             Repr::ResourceNotFound(uri) => {
                 let code = match era {
@@ -116,7 +118,7 @@ impl Error {
 
     /// The JSON-RPC code, when this error was made with one.
     pub fn code(&self) -> Option<i32> {
-        match &self.repr {
+        match &*self.repr {
             Repr::Rpc(e) => Some(e.code),
             _ => None,
         }
@@ -125,7 +127,7 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.repr {
+        match &*self.repr {
             Repr::Rpc(e) => f.write_str(&e.message),
             Repr::ResourceNotFound(uri) => write!(f, "Resource not found: {uri}"),
             Repr::Message(m) => f.write_str(m),
@@ -136,7 +138,7 @@ impl fmt::Display for Error {
 
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.repr {
+        match &*self.repr {
             Repr::Rpc(e) => f.debug_tuple("Error::Rpc").field(e).finish(),
             Repr::ResourceNotFound(uri) => f.debug_tuple("Error::ResourceNotFound").field(uri).finish(),
             Repr::Message(m) => f.debug_tuple("Error").field(m).finish(),
@@ -147,6 +149,6 @@ impl fmt::Debug for Error {
 
 impl<E: std::error::Error + Send + Sync + 'static> From<E> for Error {
     fn from(e: E) -> Self {
-        Self { repr: Repr::Source(Box::new(e)) }
+        Self { repr: Box::new(Repr::Source(Box::new(e))) }
     }
 }

@@ -239,8 +239,8 @@ async fn args_struct_is_the_input_schema_and_json_is_structured() {
     assert!(def.get("annotations").is_none(), "no annotation was set");
 
     let out = call(search, Some(json!({ "text": "rust" }))).await;
-    assert_eq!(out.structured_content, Some(json!({ "total": 10, "first": "rust" })));
-    assert_eq!(serde_json::from_str::<Value>(&text(&out)).ok(), out.structured_content);
+    assert_eq!(out.structured_content.as_deref(), Some(&json!({ "total": 10, "first": "rust" })));
+    assert_eq!(serde_json::from_str::<Value>(&text(&out)).ok().as_ref(), out.structured_content.as_deref());
 
     let out = call(search, Some(json!({ "limit": 1 }))).await;
     assert_eq!(out.is_error, Some(true));

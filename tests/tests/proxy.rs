@@ -213,7 +213,7 @@ async fn a_wrapped_structured_result_is_not_wrapped_twice() {
     for (choice, _) in OUTER {
         let client = outer(choice).connect(&served.url).await.unwrap();
         let result = client.call_tool("count", json!({"to": 3})).await.unwrap();
-        assert_eq!(result.structured_content, Some(json!({"result": [1, 2, 3]})), "{choice:?}: {result:?}");
+        assert_eq!(result.structured_content.as_deref(), Some(&json!({"result": [1, 2, 3]})), "{choice:?}: {result:?}");
         let counted: Vec<u32> = client.call_tool_as("count", json!({"to": 2})).await.unwrap();
         assert_eq!(counted, [1, 2], "{choice:?}");
         client.close().await;

@@ -38,7 +38,7 @@ async fn lists_and_calls_add() {
         let tools: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
         assert_eq!(tools, ["add", "delete_note"], "{era:?}");
         let result = client.call_tool("add", json!({"a": 2, "b": 40})).await.unwrap();
-        assert_eq!(result.structured_content, Some(json!({"sum": 42})), "{era:?}: {result:?}");
+        assert_eq!(result.structured_content.as_deref(), Some(&json!({"sum": 42})), "{era:?}: {result:?}");
         let overflow = client.call_tool("add", json!({"a": i64::MAX, "b": 1})).await.unwrap();
         assert_eq!(overflow.is_error, Some(true), "{era:?}: {overflow:?}");
         client.close().await;

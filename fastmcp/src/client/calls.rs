@@ -128,6 +128,7 @@ impl Client {
         }
         let structured = result
             .structured_content
+            .map(|boxed| *boxed)
             .ok_or_else(|| ClientError::Protocol(format!("tool `{name}` returned no structured content")))?;
         // A structured result that isn't an object travels wrapped as `{"result": …}`.
         serde_json::from_value::<T>(structured.clone()).or_else(|first| match structured {

@@ -121,6 +121,11 @@ pub struct CallToolParams {
 
 /// The `tools/call` result. On the modern wire the server adds `resultType` (and a call may instead end
 /// `input_required`, or become a task).
+///
+/// The structured result and `_meta` are boxed: a result is moved out through every layer between the
+/// handler and the response (the handler's future, the request's scope, the panic guard, dispatch), and
+/// with the two inline it was 176 bytes, copied by `memcpy` at each move. Boxed, it is 48, and most results
+/// have neither. Compare them with `as_deref()`: `result.structured_content.as_deref() == Some(&value)`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallToolResult {
@@ -131,7 +136,7 @@ pub struct CallToolResult {
     /// `outputSchema`; absent when the tool has none. Legacy revisions need an object; modern allows any JSON
     /// value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub structured_content: Option<Value>,
+    pub structured_content: Option<Box<Value>>,
     /// `isError`: `true` when the tool itself failed (including invalid input), so the model can see the error
     /// in `content` and retry. Absent means `false`. Failing to find the tool is a JSON-RPC error instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -139,7 +144,7 @@ pub struct CallToolResult {
     /// Free-form metadata (`_meta` on the wire); optional. On the modern wire the server adds its
     /// `io.modelcontextprotocol/serverInfo` to it.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
 }
 
 impl CallToolResult {

@@ -359,7 +359,7 @@ pub(crate) async fn run_tool(
 
 fn wrap_structured(mut result: CallToolResult) -> CallToolResult {
     if let Some(value) = result.structured_content.take() {
-        result.structured_content = Some(serde_json::json!({ "result": value }));
+        result.structured_content = Some(Box::new(serde_json::json!({ "result": value })));
     }
     result
 }
