@@ -118,7 +118,7 @@ struct Subscriber {
 }
 
 /// Entries a shard keeps before its first sweep (1024 in the whole map).
-const FIRST_SWEEP: usize = 16;
+pub(super) const FIRST_SWEEP: usize = 16;
 
 /// How often a store at its bound looks for expired entries to make room.
 const FULL_SWEEP_EVERY: Duration = Duration::from_secs(1);

@@ -67,16 +67,14 @@ fn a_slot_is_80_bytes() {
 #[tokio::test]
 async fn expired_entries_are_swept_as_the_map_grows() {
     let store = MemoryStore::new();
-    for i in 0..3 * FIRST_SWEEP_FOR_TESTS {
+    let first_sweep = memory::FIRST_SWEEP * memory::SHARDS;
+    for i in 0..3 * first_sweep {
         store.put(&i.to_string(), b"", Duration::from_nanos(1)).await.unwrap();
     }
     let held = store.held();
-    assert!(held <= 2 * FIRST_SWEEP_FOR_TESTS, "expired entries were swept: {held} left");
+    assert!(held <= 2 * first_sweep, "expired entries were swept: {held} left");
     assert_eq!(store.shard_lens().iter().sum::<usize>(), held, "the count the bound reads is what the shards hold");
 }
-
-/// Entries kept before the whole map's first sweep (16 in each of the 64 shards).
-const FIRST_SWEEP_FOR_TESTS: usize = 1024;
 
 /// Keys spread over the shards, and the count the bound reads stays exactly what they hold, with many
 /// writers racing at the bound: of distinct new keys, exactly `max` are admitted.
