@@ -57,7 +57,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// ```
 pub struct Error {
     /// Boxed: a request's results carry `Result<_, Error>` out through every layer, and inline the details
-    /// (an [`ErrorObject`] is 104 bytes) made every `Ok` that large too. An error allocates; a success does not.
+    /// (104 bytes with an `ErrorObject`) made every `Ok` that large too. An error allocates; a success does not.
     repr: Box<Repr>,
 }
 
