@@ -357,9 +357,11 @@ pub(crate) async fn run_tool(
     finished.map(|step| step.map(|r| if tool.wrap_result { wrap_structured(r) } else { r }))
 }
 
+/// `{"result": value}`, the value moved into its box's new object (`json!` would serialize a copy of it).
 fn wrap_structured(mut result: CallToolResult) -> CallToolResult {
-    if let Some(value) = result.structured_content.take() {
-        result.structured_content = Some(Box::new(serde_json::json!({ "result": value })));
+    if let Some(value) = &mut result.structured_content {
+        let inner = std::mem::take(&mut **value);
+        **value = Value::Object(JsonObject::from_iter([("result".to_owned(), inner)]));
     }
     result
 }
