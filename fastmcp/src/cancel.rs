@@ -7,6 +7,7 @@
 //! ([`Context::cancellation`](crate::Context::cancellation)) is made when it first asks, already
 //! cancelled if the request is.
 
+use crate::sync::lock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use tokio::sync::Notify;
@@ -32,7 +33,7 @@ impl Cancel {
     pub fn cancel(&self) {
         let state = &*self.0;
         {
-            let _order = state.token_lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let _order = lock(&state.token_lock);
             if state.fired.swap(true, Ordering::AcqRel) {
                 return;
             }
@@ -73,7 +74,7 @@ impl Cancel {
         if let Some(token) = state.token.get() {
             return token;
         }
-        let _order = state.token_lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let _order = lock(&state.token_lock);
         state.token.get_or_init(|| {
             let token = CancellationToken::new();
             if state.fired.load(Ordering::Acquire) {

@@ -19,6 +19,7 @@ use crate::protocol::{
     Root, notification_json,
 };
 use crate::state::StateError;
+use crate::sync::lock;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -174,10 +175,6 @@ struct Round {
     /// The state a hand-written flow minted last round; `None` for a compiled body's round (its carried
     /// locals are its own) or a round that carried none.
     state: Option<Box<RawValue>>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 type OnClose = Box<dyn FnOnce() + Send>;

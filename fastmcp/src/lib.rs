@@ -38,6 +38,7 @@ pub mod server;
 mod shares;
 pub mod state;
 pub mod store;
+mod sync;
 pub mod transport;
 
 pub use auth::AccessToken;

@@ -3,6 +3,7 @@
 //! logs or spend the CPU writing them. The lines that were held back are counted, and the next line says
 //! how many.
 
+use crate::sync::lock;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -32,7 +33,7 @@ impl LogEvery {
     }
 
     fn ready_at(&self, now: Instant) -> Option<u64> {
-        let mut state = self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut state = lock(&self.state);
         if state.last.is_some_and(|last| now.saturating_duration_since(last) < self.interval) {
             state.suppressed += 1;
             return None;

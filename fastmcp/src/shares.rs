@@ -6,6 +6,7 @@
 //! takes for the same key again and again (a connection, for its client's requests) keeps the tally, so each
 //! take is an atomic add: no lock, no lookup and no hashing on the request's path.
 
+use crate::sync::lock;
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -28,7 +29,7 @@ impl<K: Eq + Hash + Clone> Shares<K> {
     }
 
     fn tallies(&self) -> MutexGuard<'_, HashMap<K, Weak<Tally<K>>>> {
-        self.tallies.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.tallies)
     }
 
     /// `key`'s tally, to take from as often as needed. The map keeps it while anyone does: it goes with the

@@ -44,12 +44,14 @@ pub const FASTMCP: &[(&str, &str)] = &[
     // 0: leaves. The wire types, minted ids, the error type, request-state tokens, input schemas.
     ("protocol", "0.0"),
     ("ids", "0.0"),
+    // Locks that a panic leaves usable: the one place a poisoned mutex is taken over.
+    ("sync", "0.0"),
     // Rate-limited logging of floods (refused tokens, failing accepts).
-    ("log_every", "0.0"),
+    ("log_every", "0.1"),
     // Each client's share of a bounded resource (connections, streams).
-    ("shares", "0.0"),
+    ("shares", "0.1"),
     // A request's cancellation: an atomic flag, the handler's CancellationToken made only when asked for.
-    ("cancel", "0.0"),
+    ("cancel", "0.1"),
     // Authorization: tokens, verifiers, access rules, the edge; knows nothing of MCP messages.
     ("auth", "0.2"),
     ("error", "0.1"),

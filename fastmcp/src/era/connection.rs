@@ -18,6 +18,7 @@ use crate::protocol::{
     error_json, notification_json,
 };
 use crate::server::Change;
+use crate::sync::lock;
 use serde_json::value::RawValue;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::Poll;
@@ -501,7 +502,7 @@ impl BatchReply {
     }
 
     fn gathered(&self) -> std::sync::MutexGuard<'_, Gathered> {
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.state)
     }
 
     /// Adds one reply (for request `id`, if it is a request's) if it fits, else its replacement.

@@ -10,6 +10,7 @@
 
 use crate::cancel::Cancel;
 use crate::protocol::RequestId;
+use crate::sync::lock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -32,7 +33,7 @@ pub(super) struct Flights {
 
 impl Flights {
     fn map(&self) -> MutexGuard<'_, Map> {
-        self.map.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.map)
     }
 
     fn any(&self) -> bool {

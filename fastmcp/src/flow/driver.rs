@@ -15,6 +15,7 @@ use super::{Resume, Suspension};
 use crate::error::Error;
 use crate::protocol::{InputRequests, InputResponses};
 use crate::state::StateError;
+use crate::sync::lock;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -48,7 +49,7 @@ impl Slot {
     }
 
     fn fill(&self, outcome: Result<Pause, Error>) {
-        *self.filled.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(outcome);
+        *lock(&self.filled) = Some(outcome);
     }
 
     /// Ends the round with this suspension (the body waits forever and is dropped).
@@ -62,7 +63,7 @@ impl Slot {
     }
 
     fn take(&self) -> Option<Result<Pause, Error>> {
-        self.filled.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take()
+        lock(&self.filled).take()
     }
 
     /// Ends the round with a protocol error (the body waits forever and is dropped).

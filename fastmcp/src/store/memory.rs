@@ -16,10 +16,11 @@
 //! would make its token replayable, so the claim fails closed (`-32603`) instead.
 
 use super::{Event, Store, StoreError, StoreFuture, Subscription, feed};
+use crate::sync::{lock, try_lock};
 use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard, TryLockError};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -211,10 +212,8 @@ impl MemoryStore {
     /// Sweeps every shard, one lock at a time, unless another writer is at it or the last sweep of a full
     /// store was under a second ago; `true` when it swept.
     fn sweep_all(&self, now: Instant) -> bool {
-        let mut after = match self.full_sweep_after.try_lock() {
-            Ok(after) => after,
-            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
-            Err(TryLockError::WouldBlock) => return false,
+        let Some(mut after) = try_lock(&self.full_sweep_after) else {
+            return false;
         };
         if after.is_some_and(|after| now < after) {
             return false;
@@ -225,10 +224,6 @@ impl MemoryStore {
         *after = (self.held.load(Ordering::Relaxed) >= self.max_entries).then(|| now + FULL_SWEEP_EVERY);
         true
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Store for MemoryStore {

@@ -9,6 +9,7 @@
 
 use super::discovery::ServerMetadata;
 use crate::client::ClientError;
+use crate::sync::lock;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use ring::rand::{SecureRandom as _, SystemRandom};
@@ -169,13 +170,13 @@ impl Prover {
             tracing::debug!(url, "oauth: an unusable DPoP-Nonce ignored");
             return;
         }
-        let mut nonces = self.nonces.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut nonces = lock(&self.nonces);
         nonces.insert(htu(url).to_owned(), nonce.to_owned());
     }
 
     /// The latest nonce of the server at `url`, if it gave one.
     pub fn nonce(&self, url: &str) -> Option<String> {
-        self.nonces.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).get(htu(url)).cloned()
+        lock(&self.nonces).get(htu(url)).cloned()
     }
 }
 

@@ -30,6 +30,7 @@ use super::authorize::{Authorizer, Credentials, Refusal, RequestTarget};
 use super::error::ClientError;
 use super::transport::BoxFuture;
 use crate::auth::fetch::{DEFAULT_MAX_BODY, Fetcher};
+use crate::sync::lock;
 use config::Grant;
 use discovery::{Challenge, ServerMetadata, check_secure};
 use dpop::{NONCE_HEADER, Prover, nonce_of};
@@ -150,7 +151,7 @@ fn for_server(error: ClientError, url: &str) -> ClientError {
 
 impl Inner {
     fn slot(&self, url: &str) -> Arc<Slot> {
-        let mut servers = self.servers.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut servers = lock(&self.servers);
         servers.entry(url.to_owned()).or_default().clone()
     }
 

@@ -2,6 +2,7 @@
 //! keychain), between runs.
 
 use crate::client::ClientError;
+use crate::sync::lock;
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -88,7 +89,7 @@ impl MemoryTokenStore {
     }
 
     fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Tokens>> {
-        self.tokens.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.tokens)
     }
 }
 

@@ -12,6 +12,7 @@ use super::{BoxFuture, Exchange, Inbox, Incoming, Outgoing, Transport};
 use crate::auth::fetch::{chain, connector};
 use crate::client::{Authorizer, ClientError, Credentials, Refusal, RequestTarget};
 use crate::protocol::{ErrorObject, RequestId};
+use crate::sync::lock;
 use bytes::Bytes;
 use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, USER_AGENT, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode, Uri};
@@ -303,7 +304,7 @@ impl Transport for HttpTransport {
 
 impl Shared {
     fn state(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.state)
     }
 
     fn push(&self, incoming: Incoming) {

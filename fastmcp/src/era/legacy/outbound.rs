@@ -1,6 +1,7 @@
 //! Server-to-client requests on a legacy session: ids, the pending map, and routing the client's responses.
 
 use crate::protocol::{ErrorObject, InputRequest, OutboundMessage, RequestId};
+use crate::sync::lock;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
@@ -21,7 +22,7 @@ pub(crate) struct Pending {
 
 impl Pending {
     fn waiting(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, oneshot::Sender<Reply>>> {
-        self.waiting.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.waiting)
     }
 
     /// Whether a request of ours waits for the response `id`.

@@ -19,6 +19,7 @@ use super::shared_log::SharedLog;
 use super::sse::EventLog;
 use crate::era::{self, Connection, Message, SessionRecord};
 use crate::store::{Event, Replica, Store, StoreError};
+use crate::sync::lock;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, Once, Weak};
@@ -155,7 +156,7 @@ impl Sessions {
     }
 
     fn map(&self) -> MutexGuard<'_, HashMap<String, Session>> {
-        self.map.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.map)
     }
 
     pub fn len(&self) -> usize {

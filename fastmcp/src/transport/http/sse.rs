@@ -10,6 +10,7 @@ pub(crate) use super::shared_log::ResumeError;
 use super::shared_log::{Followed, SharedLog};
 use crate::era::CloseStream;
 use crate::protocol::{ErrorObject, RequestId, error_json};
+use crate::sync::lock;
 use crate::transport::inline::run_here;
 use bytes::Bytes;
 use http::header::{self, HeaderValue};
@@ -271,7 +272,7 @@ impl EventLog {
     }
 
     fn streams(&self) -> std::sync::MutexGuard<'_, Streams> {
-        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.inner)
     }
 
     /// A new stream for one request's response, whose messages `produce` sends (each a JSON-RPC message);

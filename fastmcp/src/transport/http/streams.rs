@@ -4,6 +4,7 @@
 //! dropped (the stream ended, or the client went away).
 
 use crate::shares::{Share, Shares};
+use crate::sync::lock;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
@@ -62,7 +63,7 @@ impl Streams {
     }
 
     fn total(&self) -> std::sync::MutexGuard<'_, usize> {
-        self.total.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.total)
     }
 
     /// A slot for one more stream of `client`, unless that exceeds a cap.

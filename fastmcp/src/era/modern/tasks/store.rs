@@ -27,6 +27,7 @@ use crate::protocol::{
     CallToolResult, DetailedTask, ErrorObject, InputRequests, InputResponses, Task, TaskStatus, codes,
 };
 use crate::store::{Event, Replica, Store};
+use crate::sync::lock;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -200,7 +201,7 @@ impl TaskStore {
     }
 
     fn local(&self) -> MutexGuard<'_, HashMap<String, Local>> {
-        self.local.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.local)
     }
 
     /// A new working task of `owner`'s, run here and retrievable (on any replica) as soon as this returns.
