@@ -90,25 +90,33 @@ fn authority(authority: &str) -> Option<&str> {
         };
         (addr, port)
     } else {
-        let (host, port) = match authority.split_once(':') {
-            Some((host, port)) => (host, Some(port)),
-            None => (authority, None),
-        };
+        // One pass over the host's characters; what stops it must be the end or the port's `:`.
         let name_char = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~');
-        if host.is_empty() || !host.bytes().all(name_char) {
+        let (host, rest) = authority.split_at(authority.bytes().position(|b| !name_char(b)).unwrap_or(authority.len()));
+        let port = match rest {
+            "" => None,
+            rest => Some(rest.strip_prefix(':')?),
+        };
+        if host.is_empty() {
             return None;
         }
         (host, port)
     };
     if let Some(port) = port
-        && (port.is_empty()
-            || port.len() > 5
-            || !port.bytes().all(|b| b.is_ascii_digit())
-            || port.parse::<u16>().is_err())
+        && !is_port(port)
     {
         return None;
     }
     Some(host)
+}
+
+/// One to five ASCII digits naming a port (0–65535): no sign, nothing else.
+fn is_port(port: &str) -> bool {
+    (1..=5).contains(&port.len())
+        && port
+            .bytes()
+            .try_fold(0u32, |n, b| b.is_ascii_digit().then(|| n * 10 + u32::from(b - b'0')))
+            .is_some_and(|n| n <= u32::from(u16::MAX))
 }
 
 /// `localhost`, `127.x.y.z` or `[::1]`, with an optional port.
@@ -118,7 +126,10 @@ fn is_loopback(named: &str) -> bool {
 
 /// An authority's host (brackets off) that names the loopback.
 fn is_loopback_host(host: &str) -> bool {
-    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    // The usual two without parsing an address: every request to a local server asks this.
+    host == "127.0.0.1"
+        || host.eq_ignore_ascii_case("localhost")
+        || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 #[cfg(test)]
@@ -127,17 +138,37 @@ mod tests {
 
     #[test]
     fn loopback_authorities() {
-        for ok in ["localhost", "localhost:8000", "127.0.0.1", "127.0.0.1:3000", "[::1]", "[::1]:8000", "LOCALHOST"] {
+        for ok in [
+            "localhost",
+            "localhost:8000",
+            "127.0.0.1",
+            "127.0.0.1:3000",
+            "127.9.9.9:80",
+            "[::1]",
+            "[::1]:8000",
+            "LOCALHOST",
+        ] {
             assert!(is_loopback(ok), "{ok}");
         }
-        for bad in ["evil.com", "evil.com:80", "10.0.0.1", "localhost.evil.com", "[::2]:80", "", "[::1]evil"] {
+        for bad in
+            ["evil.com", "evil.com:80", "10.0.0.1", "localhost.evil.com", "[::2]:80", "", "[::1]evil", "127.0.0.1x"]
+        {
             assert!(!is_loopback(bad), "{bad}");
         }
     }
 
     #[test]
     fn authority_syntax() {
-        for ok in ["example.com", "a-b.example:443", "127.0.0.1:65535", "[::1]", "[2001:db8::1]:80", "x_y~z"] {
+        for ok in [
+            "example.com",
+            "a-b.example:443",
+            "127.0.0.1:65535",
+            "[::1]",
+            "[2001:db8::1]:80",
+            "x_y~z",
+            "h:0",
+            "h:00080",
+        ] {
             assert!(authority(ok).is_some(), "{ok}");
         }
         let bad = [
@@ -158,6 +189,9 @@ mod tests {
             "ho\tst",
             "[::1]]",
             "host:+80",
+            "host:65536",
+            "host:000080",
+            "host:99999999999999999999",
         ];
         for bad in bad {
             assert!(authority(bad).is_none(), "{bad:?}");
