@@ -193,11 +193,11 @@ async fn drive(
     Ok(())
 }
 
-/// The server's process, killed and reaped if the run ends without [`stop`] (a panic, say).
+/// The server's process, killed and reaped if it is dropped still running (`stop` gave up on it, or a panic).
 ///
 /// `std::process` and tokio's pipes rather than `tokio::process`: tokio's `process` feature would give every
-/// runtime in this crate's binaries, the servers measured too, tokio's SIGCHLD driver, which takes a global
-/// lock (its orphan queue's) each time a worker parks. No production server of either kind pays that, and
+/// runtime in this crate's binaries, the servers measured too, tokio's SIGCHLD driver, which takes two global
+/// locks (its orphan queue's) each time a worker parks. No production server of either kind pays that, and
 /// the two servers did not pay it alike (`perf`: 1.25 % of fastmcp's samples at stdio one at a time, 0.17 %
 /// of the floor's).
 struct Reaped(Child);
