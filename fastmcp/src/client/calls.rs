@@ -128,12 +128,12 @@ impl Client {
         }
         let structured = result
             .structured_content
-            .map(|boxed| *boxed)
             .ok_or_else(|| ClientError::Protocol(format!("tool `{name}` returned no structured content")))?;
-        // A structured result that isn't an object travels wrapped as `{"result": …}`.
-        serde_json::from_value::<T>(structured.clone()).or_else(|first| match structured {
-            Value::Object(mut wrapped) if wrapped.len() == 1 && wrapped.contains_key("result") => {
-                serde_json::from_value(wrapped.remove("result").unwrap_or_default())
+        // Read in place, not from a copy. A structured result that isn't an object travels wrapped as
+        // `{"result": …}`.
+        T::deserialize(&*structured).or_else(|first| match &*structured {
+            Value::Object(wrapped) if wrapped.len() == 1 && wrapped.contains_key("result") => {
+                T::deserialize(&wrapped["result"])
                     .map_err(|e| ClientError::Protocol(format!("tool `{name}`'s result: {e}")))
             }
             _ => Err(ClientError::Protocol(format!("tool `{name}`'s result: {first}"))),
