@@ -11,6 +11,7 @@
 //! I/O driver (an eventfd write and an `epoll_wait` return) whenever no earlier timer was pending — at one
 //! connection, on every request.
 
+use super::woken::WhenWoken;
 use hyper_util::server::graceful::GracefulConnection;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -125,6 +126,14 @@ impl Drop for InFlight {
     }
 }
 
+/// How a connection that did not end by itself is let go.
+enum End {
+    /// Dropped as it is: a head that never came, or the shutdown's grace is over.
+    Cut,
+    /// Shut down gracefully: idle, or the server stops.
+    Graceful,
+}
+
 /// When a connection is let go.
 pub(super) struct Ends {
     /// Waiting for a request's head: before the first request, and between HTTP/1.x requests.
@@ -153,21 +162,29 @@ where
     C::Error: std::fmt::Display + Send,
 {
     let mut conn = std::pin::pin!(conn);
-    let idle = activity.idle(ends.head, ends.idle);
-    let stop = ends.stop.clone().cancelled_owned();
     let mut kill = std::pin::pin!(ends.kill.clone().cancelled_owned());
-    let ended = tokio::select! {
-        ended = conn.as_mut() => Some(ended),
-        quiet = idle => match quiet {
-            Quiet::Head => return,
-            Quiet::Idle => None,
-        },
-        () = stop => None,
-        () = kill.as_mut() => return,
+    let ended = {
+        // The ways the connection ends, polled only when one of them woke the task (see `woken`).
+        let ending = std::pin::pin!(async {
+            tokio::select! {
+                quiet = activity.idle(ends.head, ends.idle) => match quiet {
+                    Quiet::Head => End::Cut,
+                    Quiet::Idle => End::Graceful,
+                },
+                () = ends.stop.cancelled() => End::Graceful,
+                () = kill.as_mut() => End::Cut,
+            }
+        });
+        tokio::select! {
+            biased;
+            ended = conn.as_mut() => Ok(ended),
+            end = WhenWoken::new(ending) => Err(end),
+        }
     };
     let ended = match ended {
-        Some(ended) => ended,
-        None => {
+        Ok(ended) => ended,
+        Err(End::Cut) => return,
+        Err(End::Graceful) => {
             conn.as_mut().graceful_shutdown();
             tokio::select! {
                 ended = conn => ended,

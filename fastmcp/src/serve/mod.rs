@@ -10,6 +10,8 @@ mod admission;
 mod backoff;
 #[cfg(feature = "http")]
 mod connection;
+#[cfg(feature = "http")]
+mod woken;
 
 use crate::auth::{AccessToken, STDIO_TOKEN_VAR};
 use crate::error::{Error, Result};
