@@ -1,7 +1,7 @@
 //! A future polled only once something woke it: for what a task races against its real work and that
 //! rarely fires. A connection's task races its serving against its idle timer, the server's stop and the
-//! shutdown's end; raced as they are (`select!`), those three are polled each time the task wakes, which
-//! on HTTP/1.1 is twice a request: a timer poll and, for each of the two server-wide cancellation tokens, a
+//! shutdown's end; raced as they are (`select!`), those three are polled each time the task wakes, about
+//! twice a request on HTTP/1.1: a timer poll and, for each of the two server-wide cancellation tokens, a
 //! lock of a waiter list every connection shares (callgrind: about 1 000 instructions a request, 2 % of a
 //! call, and a cache line that moves between the workers).
 
