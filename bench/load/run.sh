@@ -140,8 +140,8 @@ trap stop_servers EXIT INT TERM
 vmhwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
 
 # http_cell TCP SCENARIO CONNS ROUNDS DURATION [OFFERED RATE]: fresh servers (each of IMPLS that serves
-# SCENARIO) on free loopback ports, ROUNDS rounds against each (the order rotated by one every round), then
-# each one's peak RSS. With OFFERED (a fraction, the lines' label) and RATE (requests a second): open loop,
+# SCENARIO) on free loopback ports, ROUNDS rounds against each (the order rotated by one every round; an
+# MRTR round is made just after plain calls to the same server, see below), then each one's peak RSS. With OFFERED (a fraction, the lines' label) and RATE (requests a second): open loop,
 # every server but rmcp offered RATE (see rate_cells).
 http_cell() {
     local tcp=$1 scenario=$2 conns=$3 rounds=$4 duration=$5 offered=${6:-} rate=${7:-}
@@ -169,14 +169,21 @@ http_cell() {
         SERVER_PIDS+=("${pid[$imp]}")
     done
     for imp in "${impls[@]}"; do "$B/load" wait "127.0.0.1:${port[$imp]}"; done
-    local round
+    # The MRTR flow is read against plain calls: each of its rounds follows a modern-call run on the same
+    # server, labelled beside=mrtr (the modern-call cell ran minutes before; see summary.rs, `flow_cost`).
+    local runs=("$scenario") label round run
+    [[ $scenario == mrtr ]] && runs=(modern-call mrtr)
     for round in $(seq "$rounds"); do
         for i in $(seq 0 $((n - 1))); do
             imp=${impls[$(((round - 1 + i) % n))]}
-            "$B/load" run --addr "127.0.0.1:${port[$imp]}" --pid "${pid[$imp]}" --scenario "$scenario" \
-                --conns "$conns" --warmup "$WARMUP" --duration "$duration" "${quick[@]}" "${threads[@]}" "${open[@]}" \
-                transport=http tcp="$tcp" scenario="$scenario" level="$conns" impl="$imp" round="$round" |
-                tee -a "$RAW"
+            for run in "${runs[@]}"; do
+                label=()
+                [[ $run == "$scenario" ]] || label=(beside="$scenario")
+                "$B/load" run --addr "127.0.0.1:${port[$imp]}" --pid "${pid[$imp]}" --scenario "$run" \
+                    --conns "$conns" --warmup "$WARMUP" --duration "$duration" "${quick[@]}" "${threads[@]}" \
+                    "${open[@]}" "${label[@]}" transport=http tcp="$tcp" scenario="$run" level="$conns" impl="$imp" \
+                    round="$round" | tee -a "$RAW"
+            done
         done
     done
     for imp in "${impls[@]}"; do

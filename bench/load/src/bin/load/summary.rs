@@ -6,6 +6,10 @@
 //! closed loops), and within a cell by server (`impl`), in the order they first appear. Each server's
 //! figure in a cell is the median over its rounds (errors are summed); peak RSS is the cell's `kind=rss`
 //! line (HTTP: one server process per cell) or the largest `vmhwm_kb` of its runs (stdio: one per run).
+//!
+//! A line labelled `beside=SCENARIO` is not a cell of its own: it is a run that `run.sh` made just before
+//! each round of SCENARIO's cell, on the same server, for a ratio to pair round by round (the MRTR flow
+//! against plain calls). Only [`flow_cost`] reads those.
 
 use std::collections::BTreeMap;
 
@@ -58,11 +62,26 @@ struct Stats {
     cpu_flow: Option<f64>,
 }
 
-/// One round's figures that a ratio of two servers reads.
+/// One round's figures that a ratio pairs up: of two servers, or of a cell and the runs beside it.
 #[derive(Clone)]
 struct Round {
     rps: Option<f64>,
     p99: Option<f64>,
+    cpu: Option<f64>,
+    flows_s: Option<f64>,
+    cpu_flow: Option<f64>,
+}
+
+impl Round {
+    fn of(f: &Fields<'_>) -> Self {
+        Round {
+            rps: num(f, "rps"),
+            p99: num(f, "p99_us"),
+            cpu: num(f, "cpu_us"),
+            flows_s: num(f, "flows_s"),
+            cpu_flow: num(f, "cpu_us_flow"),
+        }
+    }
 }
 
 /// An idle-session measurement.
@@ -82,6 +101,8 @@ struct Data {
     servers: BTreeMap<Cell, Vec<String>>,
     stats: BTreeMap<(Cell, String), Stats>,
     sessions: Vec<Sessions>,
+    /// The `beside=` runs, by the cell they were made beside and the server, then by round.
+    beside: BTreeMap<(Cell, String), BTreeMap<String, Round>>,
     /// Every server named, in order of appearance.
     order: Vec<String>,
 }
@@ -124,6 +145,7 @@ fn load(path: &str, filters: &[String]) -> Data {
         servers: BTreeMap::new(),
         stats: BTreeMap::new(),
         sessions: Vec::new(),
+        beside: BTreeMap::new(),
         order: Vec::new(),
     };
     let mut runs: BTreeMap<(Cell, String), Vec<Fields<'_>>> = BTreeMap::new();
@@ -155,6 +177,13 @@ fn load(path: &str, filters: &[String]) -> Data {
             continue;
         };
         let offered = f.get("offered").map(|o| o.to_string());
+        if let Some(&of) = f.get("beside") {
+            let cell = Cell { transport: transport.to_string(), scenario: of.to_string(), level, offered };
+            if let Some(round) = f.get("round") {
+                data.beside.entry((cell, server)).or_default().insert(round.to_string(), Round::of(&f));
+            }
+            continue;
+        }
         let cell = Cell { transport: transport.to_string(), scenario: scenario.to_string(), level, offered };
         if !data.cells.contains(&cell) {
             data.cells.push(cell.clone());
@@ -183,12 +212,7 @@ fn load(path: &str, filters: &[String]) -> Data {
             rps: median(rps.clone()),
             rps_lo: rps.iter().copied().fold(f64::INFINITY, f64::min),
             rps_hi: rps.iter().copied().fold(0.0, f64::max),
-            by_round: rounds
-                .iter()
-                .filter_map(|f| {
-                    Some((f.get("round")?.to_string(), Round { rps: num(f, "rps"), p99: num(f, "p99_us") }))
-                })
-                .collect(),
+            by_round: rounds.iter().filter_map(|f| Some((f.get("round")?.to_string(), Round::of(f)))).collect(),
             p50: col("p50_us"),
             p99: col("p99_us"),
             cpu: col("cpu_us"),
@@ -206,6 +230,13 @@ fn load(path: &str, filters: &[String]) -> Data {
 
 fn fmt(v: Option<f64>, decimals: usize) -> String {
     v.map_or_else(|| "–".to_owned(), |v| format!("{v:.decimals$}"))
+}
+
+/// The lowest and highest of per-round ratios; none for fewer than two (one round has no spread).
+fn spread(ratios: &[f64]) -> Option<(f64, f64)> {
+    let lo = ratios.iter().copied().reduce(f64::min)?;
+    let hi = ratios.iter().copied().reduce(f64::max)?;
+    (ratios.len() > 1).then_some((lo, hi))
 }
 
 /// `a / b` with two decimals, more when it is small.
@@ -319,15 +350,40 @@ fn offered_table(data: &Data) {
     }
 }
 
-/// A flow against three plain calls of the same server at the same level: by time (`modern-call` req/s
-/// over three times the flows/s) and by server CPU.
-fn flow_cost(data: &Data, cell: &Cell, server: &str) -> (Option<f64>, Option<f64>) {
-    let flow = data.get(&cell.transport, "mrtr", cell.level, server);
-    let call = data.get(&cell.transport, "modern-call", cell.level, server);
-    let (Some(flow), Some(call)) = (flow, call) else { return (None, None) };
-    let time = ratio(call.rps, flow.flows_s.map(|f| 3.0 * f));
-    let cpu = ratio(flow.cpu_flow, call.cpu.map(|c| 3.0 * c));
-    (time, cpu)
+/// A flow against three plain calls of the same server at the same level.
+#[derive(Debug, Default, PartialEq)]
+struct FlowCost {
+    /// By time: `modern-call` req/s over three times the flows/s.
+    time: Option<f64>,
+    /// By server CPU: CPU per flow over three times the CPU per call.
+    cpu: Option<f64>,
+    /// The lowest and highest per-round `time`, when the calls were run beside the flow's rounds.
+    time_rounds: Option<(f64, f64)>,
+}
+
+/// [`FlowCost`] of `server` in the MRTR cell `cell`. With plain calls run beside each of the flow's rounds
+/// (`beside=mrtr`, as `run.sh` runs them), each round is read against the calls made just before it on the
+/// same server, and the median of those ratios taken: the `modern-call` cell ran minutes earlier, and on a
+/// shared host the two cells' medians can move apart by more than the difference measured. Raw files
+/// without them fall back to the two cells' medians.
+fn flow_cost(data: &Data, cell: &Cell, server: &str) -> FlowCost {
+    let Some(flow) = data.get(&cell.transport, "mrtr", cell.level, server) else { return FlowCost::default() };
+    if let Some(calls) = data.beside.get(&(cell.clone(), server.to_owned())) {
+        let (mut times, mut cpus) = (Vec::new(), Vec::new());
+        for (round, f) in &flow.by_round {
+            let Some(call) = calls.get(round) else { continue };
+            times.extend(ratio(call.rps, f.flows_s.map(|f| 3.0 * f)));
+            cpus.extend(ratio(f.cpu_flow, call.cpu.map(|c| 3.0 * c)));
+        }
+        let time_rounds = spread(&times);
+        return FlowCost { time: median(times), cpu: median(cpus), time_rounds };
+    }
+    let Some(call) = data.get(&cell.transport, "modern-call", cell.level, server) else { return FlowCost::default() };
+    FlowCost {
+        time: ratio(call.rps, flow.flows_s.map(|f| 3.0 * f)),
+        cpu: ratio(flow.cpu_flow, call.cpu.map(|c| 3.0 * c)),
+        time_rounds: None,
+    }
 }
 
 fn mrtr_table(data: &Data) {
@@ -337,7 +393,9 @@ fn mrtr_table(data: &Data) {
     }
     println!();
     println!("MRTR: the 3-round `deploy` flow. \"÷ 3 calls\" is the flow against three `modern-call` requests of the");
-    println!("same server at the same C: by time (modern-call req/s ÷ (3 × flows/s)) and by server CPU.");
+    println!("same server at the same C: by time (modern-call req/s ÷ (3 × flows/s)) and by server CPU. Where the");
+    println!("calls ran just before each round of the flow, on the same server (`beside=mrtr`), each round is read");
+    println!("against its own calls: the median of those ratios, and (time) the lowest and highest of them.");
     println!();
     println!(
         "| transport | C | server | flows/s | req/s | flow p50 µs | flow p99 µs | CPU µs/flow | flow ÷ 3 calls, time | flow ÷ 3 calls, CPU |"
@@ -346,9 +404,10 @@ fn mrtr_table(data: &Data) {
     for cell in cells {
         for server in &data.servers[cell] {
             let Some(s) = data.stats.get(&(cell.clone(), server.clone())) else { continue };
-            let (time, cpu) = flow_cost(data, cell, server);
+            let cost = flow_cost(data, cell, server);
+            let rounds = cost.time_rounds.map_or_else(String::new, |(lo, hi)| format!(" ({})", times_range(lo, hi)));
             println!(
-                "| {} | {} | {server} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {server} | {} | {} | {} | {} | {} | {}{rounds} | {} |",
                 cell.transport,
                 cell.level,
                 fmt(s.flows_s, 0),
@@ -356,8 +415,8 @@ fn mrtr_table(data: &Data) {
                 fmt(s.flow_p50, 0),
                 fmt(s.flow_p99, 0),
                 fmt(s.cpu_flow, 1),
-                times(time),
-                times(cpu)
+                times(cost.time),
+                times(cost.cpu)
             );
         }
     }
@@ -449,30 +508,31 @@ impl Measure {
                 data.get("http", "legacy-call", level, server)?.rps,
                 data.get("http", "modern-call", level, server)?.rps,
             ),
-            Measure::Flow(level) => {
-                let cell = Cell { transport: "http".into(), scenario: "mrtr".into(), level, offered: None };
-                flow_cost(data, &cell, server).0
-            }
+            Measure::Flow(level) => flow_cost(data, &Measure::mrtr(level), server).time,
             Measure::SessionBytes => data.sessions.iter().find(|s| s.server == server)?.bytes,
         }
     }
 
-    /// The lowest and highest of the per-round ratios, for a measure that compares two servers in one cell:
-    /// round k of one against round k of the other, run back to back. How far they spread says how near a
-    /// threshold the median can be read.
+    /// The HTTP MRTR cell at `level` connections.
+    fn mrtr(level: u64) -> Cell {
+        Cell { transport: "http".into(), scenario: "mrtr".into(), level, offered: None }
+    }
+
+    /// The lowest and highest of the per-round ratios, for a measure that compares two servers in one cell
+    /// (round k of one against round k of the other, run back to back) or the MRTR flow against the calls
+    /// run beside its rounds. How far they spread says how near a threshold the median can be read.
     fn round_range(self, data: &Data, server: &str) -> Option<(f64, f64)> {
         let (transport, level, offered, pick): (_, _, _, fn(&Round) -> Option<f64>) = match self {
             Measure::Rps(transport, level) => (transport, level, None, |r| r.rps),
             Measure::P99(transport, level) => (transport, level, None, |r| r.p99),
             Measure::P99Offered(level, offered) => ("http", level, Some(offered), |r| r.p99),
+            Measure::Flow(level) => return flow_cost(data, &Measure::mrtr(level), server).time_rounds,
             _ => return None,
         };
         let ours = &data.get_at(transport, "modern-call", level, offered, server)?.by_round;
         let floor = &data.get_at(transport, "modern-call", level, offered, "bare")?.by_round;
         let ratios: Vec<f64> = ours.iter().filter_map(|(round, r)| ratio(pick(r), pick(floor.get(round)?))).collect();
-        let lo = ratios.iter().copied().reduce(f64::min)?;
-        let hi = ratios.iter().copied().reduce(f64::max)?;
-        (ratios.len() > 1).then_some((lo, hi))
+        spread(&ratios)
     }
 }
 
@@ -679,10 +739,48 @@ offered=0.5 rate=40 transport=http scenario=modern-call level=1 impl=bare round=
         );
         let (lo, hi) = Measure::P99Offered(1, "0.5").round_range(&offered, "fastmcp").unwrap();
         assert!((lo - 1.1).abs() < 1e-9 && (hi - 1.5).abs() < 1e-9, "{lo} {hi}");
-        // One round has no spread, and a measure across cells has no pairing.
+        // One round has no spread, and a flow without calls beside it has no pairing.
         let one = data(RAW, &["tcp=quickack"]);
         assert_eq!(Measure::Rps("http", 64).round_range(&one, "fastmcp"), None);
         assert_eq!(Measure::Flow(1).round_range(&three, "fastmcp"), None);
+    }
+
+    /// The `modern-call` cell (far from the flow's rounds in time) and, run just before each of them, the
+    /// calls beside the flow: round by round 1.25, 0.8 and 1.1 by time, 1.0, 1.2 and 1.1 by CPU.
+    const FLOW: &str = "\
+transport=http scenario=modern-call level=64 impl=fastmcp round=1 rps=1000 cpu_us=5 errors=0
+transport=http scenario=modern-call level=64 impl=fastmcp round=2 rps=1000 cpu_us=5 errors=0
+beside=mrtr transport=http scenario=modern-call level=64 impl=fastmcp round=1 rps=300 cpu_us=10 errors=0
+transport=http scenario=mrtr level=64 impl=fastmcp round=1 rps=240 flows_s=80 cpu_us_flow=30 errors=0
+beside=mrtr transport=http scenario=modern-call level=64 impl=fastmcp round=2 rps=240 cpu_us=10 errors=0
+transport=http scenario=mrtr level=64 impl=fastmcp round=2 rps=300 flows_s=100 cpu_us_flow=36 errors=0
+beside=mrtr transport=http scenario=modern-call level=64 impl=fastmcp round=3 rps=330 cpu_us=10 errors=0
+transport=http scenario=mrtr level=64 impl=fastmcp round=3 rps=300 flows_s=100 cpu_us_flow=33 errors=0
+";
+
+    #[test]
+    fn the_flow_is_read_against_the_calls_beside_each_of_its_rounds() {
+        let flow = data(FLOW, &[]);
+        let cost = flow_cost(&flow, &Measure::mrtr(64), "fastmcp");
+        let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-9);
+        assert!(near(cost.time, 1.1) && near(cost.cpu, 1.1), "{cost:?}");
+        let (lo, hi) = cost.time_rounds.unwrap();
+        assert!((lo - 0.8).abs() < 1e-9 && (hi - 1.25).abs() < 1e-9, "{lo} {hi}");
+        assert_eq!(Measure::Flow(64).round_range(&flow, "fastmcp"), cost.time_rounds);
+        // The calls beside are no cell: the main table and `load rps` see the modern-call cell alone.
+        assert_eq!(flow.cells.len(), 2);
+        assert_eq!(flow.get("http", "modern-call", 64, "fastmcp").unwrap().rps, Some(1000.0));
+        assert_eq!(closed_rps(&data(FLOW, &["scenario=modern-call", "impl=fastmcp"])), [1000.0]);
+    }
+
+    #[test]
+    fn without_calls_beside_it_the_flow_is_read_against_the_call_cell() {
+        let older: String = FLOW.lines().filter(|l| !l.starts_with("beside=")).map(|l| format!("{l}\n")).collect();
+        let cost = flow_cost(&data(&older, &[]), &Measure::mrtr(64), "fastmcp");
+        // Medians: 1000 calls a second against 3 × 100 flows; 33 µs a flow against 3 × 5.
+        let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-9);
+        assert!(near(cost.time, 1000.0 / 300.0) && near(cost.cpu, 33.0 / 15.0), "{cost:?}");
+        assert_eq!(cost.time_rounds, None);
     }
 
     #[test]
