@@ -7,6 +7,10 @@
 //! For an instruction profile, `REQUEST_STATE_PROFILE=<signed|sealed|floor>:<bytes>:<rounds>` runs just that
 //! many rounds of one form outside criterion and prints their wall time per round (for example under
 //! `valgrind --tool=callgrind`, with `--toggle-collect='*request_state::round*'` or `'*request_state::floor*'`).
+//!
+//! For the round against the floor on a host whose speed drifts, `REQUEST_STATE_RATIO=<bytes>[:<pairs>]`
+//! times them in alternating batches instead (see [`ratio`]): criterion measures one and then the other,
+//! seconds apart, and on a shared VM the floor alone was seen to move from 4.1 to 6.8 µs within the hour.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use fastmcp::state::{ArgumentsDigest, Binding, Method, RequestStateConfig, StateCodec, StateKeys};
@@ -135,12 +139,61 @@ fn profile(spec: &str) {
 
 criterion_group!(benches, bench);
 
+/// `REQUEST_STATE_RATIO=<bytes>[:<pairs>]` (101 pairs by default): the signed round against the floor, in
+/// pairs of batches of about 20 ms each, the order swapped from one pair to the next, so that a drift of the
+/// host's speed moves both sides of a pair alike. Prints each pair's times and ratio, then the median ratio
+/// with the lowest and highest (and the medians of the two times).
+fn ratio(spec: &str) {
+    let (bytes, pairs) = spec.split_once(':').unwrap_or((spec, "101"));
+    let bytes: usize = bytes.parse().expect("REQUEST_STATE_RATIO=<bytes>[:<pairs>]");
+    let pairs: usize = pairs.parse::<usize>().expect("REQUEST_STATE_RATIO=<bytes>[:<pairs>]").max(1);
+    let locals = locals(bytes);
+    let binding = binding(args());
+    let codec = codec(false);
+    let floor_batch = |n: usize| (0..n).for_each(|_| drop(black_box(floor(black_box(&locals)))));
+    let round_batch = |n: usize| (0..n).for_each(|_| drop(black_box(round(&codec, &binding, black_box(&locals)))));
+    let per_round = |batch: &dyn Fn(usize), n: usize| {
+        let started = std::time::Instant::now();
+        batch(n);
+        started.elapsed().as_nanos() as f64 / n as f64
+    };
+    // Warm both up, and size a batch at about 20 ms of the floor: the host's drift was seen within a second.
+    round_batch(10_000);
+    let n = ((0.02e9 / per_round(&floor_batch, 20_000)) as usize).max(1);
+    let (mut floors, mut rounds, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for pair in 0..pairs {
+        let (f, r) = if pair % 2 == 0 {
+            let f = per_round(&floor_batch, n);
+            (f, per_round(&round_batch, n))
+        } else {
+            let r = per_round(&round_batch, n);
+            (per_round(&floor_batch, n), r)
+        };
+        eprintln!("pair {pair:3}: floor {f:6.0} ns, signed {r:6.0} ns, {:.3}x", r / f);
+        floors.push(f);
+        rounds.push(r);
+        ratios.push(r / f);
+    }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (lo, hi) = ratios.iter().fold((f64::MAX, 0f64), |(lo, hi), r| (lo.min(*r), hi.max(*r)));
+    eprintln!(
+        "signed ÷ floor at {bytes} B: {:.3}x (pairs {lo:.3}–{hi:.3}x); floor {:.0} ns, signed {:.0} ns (medians of {pairs} pairs of {n} rounds)",
+        median(ratios),
+        median(floors),
+        median(rounds)
+    );
+}
+
 fn main() {
-    match std::env::var("REQUEST_STATE_PROFILE") {
-        Ok(spec) => profile(&spec),
-        Err(_) => {
-            benches();
-            Criterion::default().configure_from_args().final_summary();
-        }
+    if let Ok(spec) = std::env::var("REQUEST_STATE_PROFILE") {
+        profile(&spec);
+    } else if let Ok(spec) = std::env::var("REQUEST_STATE_RATIO") {
+        ratio(&spec);
+    } else {
+        benches();
+        Criterion::default().configure_from_args().final_summary();
     }
 }
