@@ -141,8 +141,9 @@ vmhwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
 
 # http_cell TCP SCENARIO CONNS ROUNDS DURATION [OFFERED RATE]: fresh servers (each of IMPLS that serves
 # SCENARIO) on free loopback ports, ROUNDS rounds against each (the order rotated by one every round; an
-# MRTR round is made just after plain calls to the same server, see below), then each one's peak RSS. With OFFERED (a fraction, the lines' label) and RATE (requests a second): open loop,
-# every server but rmcp offered RATE (see rate_cells).
+# MRTR round is made just after plain calls to the same server, see below), then each one's peak RSS. With
+# OFFERED (a fraction, the lines' label) and RATE (requests a second): open loop, every server but rmcp
+# offered RATE (see rate_cells).
 http_cell() {
     local tcp=$1 scenario=$2 conns=$3 rounds=$4 duration=$5 offered=${6:-} rate=${7:-}
     local quick=() threads=() impls=() open=() imp flags

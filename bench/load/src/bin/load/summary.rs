@@ -372,18 +372,27 @@ fn flow_cost(data: &Data, cell: &Cell, server: &str) -> FlowCost {
         let (mut times, mut cpus) = (Vec::new(), Vec::new());
         for (round, f) in &flow.by_round {
             let Some(call) = calls.get(round) else { continue };
-            times.extend(ratio(call.rps, f.flows_s.map(|f| 3.0 * f)));
-            cpus.extend(ratio(f.cpu_flow, call.cpu.map(|c| 3.0 * c)));
+            let (time, cpu) = against_calls(call.rps, call.cpu, f.flows_s, f.cpu_flow);
+            times.extend(time);
+            cpus.extend(cpu);
         }
         let time_rounds = spread(&times);
         return FlowCost { time: median(times), cpu: median(cpus), time_rounds };
     }
     let Some(call) = data.get(&cell.transport, "modern-call", cell.level, server) else { return FlowCost::default() };
-    FlowCost {
-        time: ratio(call.rps, flow.flows_s.map(|f| 3.0 * f)),
-        cpu: ratio(flow.cpu_flow, call.cpu.map(|c| 3.0 * c)),
-        time_rounds: None,
-    }
+    let (time, cpu) = against_calls(call.rps, call.cpu, flow.flows_s, flow.cpu_flow);
+    FlowCost { time, cpu, time_rounds: None }
+}
+
+/// A flow's cost in three calls, by time (calls/s over three times flows/s) and by CPU (per flow over three
+/// times per call).
+fn against_calls(
+    call_rps: Option<f64>,
+    call_cpu: Option<f64>,
+    flows_s: Option<f64>,
+    cpu_flow: Option<f64>,
+) -> (Option<f64>, Option<f64>) {
+    (ratio(call_rps, flows_s.map(|f| 3.0 * f)), ratio(cpu_flow, call_cpu.map(|c| 3.0 * c)))
 }
 
 fn mrtr_table(data: &Data) {
