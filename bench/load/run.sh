@@ -13,7 +13,8 @@
 #   SERVERS ("fastmcp rmcp bare"; set but empty: only EXTRA), EXTRA ("NAME=PATH ..." more fastmcp_server builds),
 #   RATES ("0.25 0.5"; check: "0.5"; empty: none) the open-loop modern-call cells at the largest C,
 #   SESSIONS (10000; 0 skips the idle-session measurement), SHIPPED_ROUNDS (0) and SHIPPED_DURATION (2 s)
-#   for the as-shipped TCP table, PROFILE (release; debug under --check), RAW (target/load-raw.txt).
+#   for the as-shipped TCP table, PROFILE (release; debug under --check), RAW (target/load-raw.txt),
+#   BIN_DIR (unset: target/$PROFILE, built first) a directory of prebuilt binaries, run as they are.
 set -euo pipefail
 START_DIR=$PWD
 cd "$(dirname "$0")"
@@ -69,7 +70,12 @@ done
 has "$PROFILE" "release debug" || die "PROFILE must be release or debug"
 for f in $RATES; do [[ $f =~ ^(0?\.[0-9]+|1(\.0*)?)$ ]] || die "RATES: $f is not a fraction in (0, 1]"; done
 
-B=target/$PROFILE
+BIN_DIR=${BIN_DIR:-}
+if [[ -n $BIN_DIR ]]; then
+    [[ $BIN_DIR == /* ]] || BIN_DIR=$START_DIR/$BIN_DIR
+    [[ -x $BIN_DIR/load ]] || die "BIN_DIR: $BIN_DIR/load is not an executable"
+fi
+B=${BIN_DIR:-target/$PROFILE}
 # The servers, in the order given: BIN[name] is the binary started for name.
 declare -A BIN=()
 IMPLS=()
@@ -80,6 +86,7 @@ add_server() {
 }
 for imp in $SERVERS; do
     has "$imp" "fastmcp rmcp bare" || die "SERVERS: unknown server $imp (fastmcp, rmcp or bare; other binaries go in EXTRA)"
+    [[ -z $BIN_DIR || -x $B/${imp}_server ]] || die "BIN_DIR: no $B/${imp}_server (SERVERS names the servers to run)"
     add_server "$imp" "$B/${imp}_server"
 done
 for spec in $EXTRA; do
@@ -96,7 +103,9 @@ done
 if ((CHECK)); then
     echo "run.sh: correctness check ($PROFILE build, $DURATION s per run)" >&2
 fi
-if [[ $PROFILE == release ]]; then
+if [[ -n $BIN_DIR ]]; then
+    echo "run.sh: the binaries in $BIN_DIR, as they are (nothing built)" >&2
+elif [[ $PROFILE == release ]]; then
     cargo build --release --quiet --bins
 else
     cargo build --quiet --bins
@@ -116,10 +125,7 @@ machine() {
 }
 machine | tee "$RAW"
 
-# The servers log at warn; fastmcp gets a fixed request-state key so it does not warn at every start that it
-# made a random one (either way the flows are signed alike).
-export RUST_LOG=${RUST_LOG:-warn}
-export FASTMCP_STATE_KEYS=${FASTMCP_STATE_KEYS:-YmVuY2gvbG9hZCByZXF1ZXN0LXN0YXRlIGtleSwgMzIgYnl0ZXM}
+server_env
 
 SERVER_PIDS=()
 stop_servers() {

@@ -1,4 +1,4 @@
-# What the bench's scripts share about its scenarios and servers (sourced by run.sh and footprint.sh).
+# What the bench's scripts share about its scenarios and servers (sourced by run.sh, pgo.sh and footprint.sh).
 
 # has WORD "LIST": whether WORD is one of LIST's words.
 has() { [[ " $2 " == *" $1 "* ]]; }
@@ -11,3 +11,11 @@ serves() { [[ $1 != bare ]] || has "$2" "modern-call modern-list"; }
 # Server flags per scenario: legacy sessions for the legacy session cells, else stateless (rmcp answers JSON
 # only in its stateless mode; fastmcp answers modern requests the same in both, the floors ignore it).
 mode_flags() { if has "$1" "legacy-call legacy-list"; then :; else echo --stateless; fi; }
+
+# server_env: what every measured server runs with. The servers log at warn; fastmcp gets a fixed
+# request-state key so it does not warn at every start that it made a random one (either way the flows are
+# signed alike).
+server_env() {
+    export RUST_LOG=${RUST_LOG:-warn}
+    export FASTMCP_STATE_KEYS=${FASTMCP_STATE_KEYS:-YmVuY2gvbG9hZCByZXF1ZXN0LXN0YXRlIGtleSwgMzIgYnl0ZXM}
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Profile-guided builds of the measured servers, each trained on the cells it serves, into target/pgo/, so
+#
+#   bench/load/pgo.sh && BIN_DIR=bench/load/target/pgo bench/load/run.sh
+#
+# compares them built the way a PGO deployment would be. Needs rustup's llvm-tools (for llvm-profdata, of
+# rustc's own LLVM) and gdb. See README.md ("Profile-guided builds").
+#
+# Knobs: SERVERS ("fastmcp bare"; rmcp too), TRAIN_DURATION (1.5 s a training run).
+set -euo pipefail
+cd "$(dirname "$0")"
+SERVERS=${SERVERS-"fastmcp bare"}
+TRAIN_DURATION=${TRAIN_DURATION:-1.5}
+
+die() {
+    echo "pgo.sh: $*" >&2
+    exit 2
+}
+
+# shellcheck source=scenarios.sh
+source scenarios.sh
+for s in $SERVERS; do has "$s" "fastmcp rmcp bare" || die "SERVERS: unknown server $s (fastmcp, rmcp or bare)"; done
+PROFDATA=$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin/llvm-profdata
+[[ -x $PROFDATA ]] || die "no $PROFDATA: rustup component add llvm-tools"
+command -v gdb > /dev/null || die "no gdb: it asks each HTTP server to write its profile (the floor dies on SIGTERM)"
+
+T=$PWD/target
+OUT=$T/pgo
+mkdir -p "$OUT"
+# The load generator itself is a plain release build: only the servers are trained.
+cargo build --release --quiet --bin load
+cp "$T/release/load" "$OUT/"
+L=$OUT/load
+
+server_env
+
+# train SERVER BINARY: every HTTP cell the server serves at 1 and 64 connections, then the stdio cells at 1
+# and 64 in flight, each process writing its own profile into $T/pgo-raw/SERVER.
+train() {
+    local s=$1 bin=$2 scenario flags port pid c n run runs
+    for scenario in $ALL_SCENARIOS; do
+        serves "$s" "$scenario" || continue
+        flags=$(mode_flags "$scenario")
+        port=$("$L" ports 1)
+        # shellcheck disable=SC2086 # $flags is zero or one word
+        "$bin" --port "$port" --workers 2 $flags &
+        pid=$!
+        "$L" wait "127.0.0.1:$port"
+        runs=("$scenario")
+        [[ $scenario == mrtr ]] && runs=(modern-call mrtr)
+        for c in 1 64; do
+            for run in "${runs[@]}"; do
+                "$L" run --addr "127.0.0.1:$port" --pid "$pid" --scenario "$run" --conns "$c" --quickack \
+                    --warmup 0.3 --duration "$TRAIN_DURATION" impl="$s" train="$run" > /dev/null
+            done
+        done
+        gdb -p "$pid" -batch -ex 'call (int)__llvm_profile_write_file()' > /dev/null 2>&1 ||
+            die "gdb could not make $s write its profile"
+        kill -TERM "$pid"
+        wait "$pid" || true
+    done
+    for scenario in modern-call modern-list mrtr legacy-call legacy-list; do
+        serves "$s" "$scenario" || continue
+        for n in 1 64; do
+            "$L" run --stdio --server-cmd "$bin --stdio --workers 2" --scenario "$scenario" --inflight "$n" \
+                --warmup 0.3 --duration "$TRAIN_DURATION" impl="$s" train="$scenario" > /dev/null
+        done
+    done
+}
+
+bins=()
+for s in $SERVERS; do bins+=(--bin "${s}_server"); done
+echo "pgo.sh: instrumented build" >&2
+# The path is only a default: each process's LLVM_PROFILE_FILE names its own file.
+RUSTFLAGS="-Cprofile-generate=$T/pgo-raw" CARGO_TARGET_DIR=$T/pgo-gen cargo build --release --quiet "${bins[@]}"
+for s in $SERVERS; do
+    raw=$T/pgo-raw/$s
+    rm -rf "$raw"
+    mkdir -p "$raw"
+    echo "pgo.sh: $s: training" >&2
+    LLVM_PROFILE_FILE="$raw/%p.profraw" train "$s" "$T/pgo-gen/release/${s}_server"
+    "$PROFDATA" merge -o "$T/pgo-raw/$s.profdata" "$raw"/*.profraw
+    echo "pgo.sh: $s: optimized build" >&2
+    # A target directory per server: each is built with its own profile only.
+    RUSTFLAGS="-Cprofile-use=$T/pgo-raw/$s.profdata" CARGO_TARGET_DIR=$T/pgo-use-$s \
+        cargo build --release --quiet --bin "${s}_server"
+    cp "$T/pgo-use-$s/release/${s}_server" "$OUT/"
+done
+echo "pgo.sh: done; now BIN_DIR=bench/load/target/pgo SERVERS=\"$SERVERS\" bench/load/run.sh" >&2
