@@ -76,6 +76,8 @@ if [[ -n $BIN_DIR ]]; then
     [[ -x $BIN_DIR/load ]] || die "BIN_DIR: $BIN_DIR/load is not an executable"
 fi
 B=${BIN_DIR:-target/$PROFILE}
+BUILT="a $PROFILE build"
+[[ -z $BIN_DIR ]] || BUILT="the binaries in $BIN_DIR"
 # The servers, in the order given: BIN[name] is the binary started for name.
 declare -A BIN=()
 IMPLS=()
@@ -101,10 +103,10 @@ done
 ((${#IMPLS[@]})) || die "no servers: SERVERS and EXTRA are empty"
 
 if ((CHECK)); then
-    echo "run.sh: correctness check ($PROFILE build, $DURATION s per run)" >&2
+    echo "run.sh: correctness check ($BUILT, $DURATION s per run)" >&2
 fi
 if [[ -n $BIN_DIR ]]; then
-    echo "run.sh: the binaries in $BIN_DIR, as they are (nothing built)" >&2
+    echo "run.sh: $BUILT, as they are (nothing built)" >&2
 elif [[ $PROFILE == release ]]; then
     cargo build --release --quiet --bins
 else
@@ -286,7 +288,7 @@ head -n 1 "$RAW"
 echo
 if ((CHECK)); then
     # The figures of a check mean nothing (a debug build, runs of a fraction of a second): only the cells.
-    echo "## Every cell checked (figures from a $PROFILE build over $DURATION s runs: not measurements)"
+    echo "## Every cell checked (figures from $BUILT over $DURATION s runs: not measurements)"
     echo
     "$B/load" summarize "$RAW" tcp=quickack --main
 else
@@ -302,7 +304,9 @@ if ((SHIPPED_ROUNDS > 0)); then
 fi
 echo
 [[ $RAW == /* ]] && raw_shown=$RAW || raw_shown=bench/load/$RAW
-echo "raw lines: $raw_shown; $((SECONDS - T0)) s in all: $((T_BUILT - T0)) s to build ($PROFILE), $((SECONDS - T_BUILT)) s of runs"
+built="$((T_BUILT - T0)) s to build ($PROFILE), "
+[[ -z $BIN_DIR ]] || built=
+echo "raw lines: $raw_shown; $((SECONDS - T0)) s in all: $built$((SECONDS - T_BUILT)) s of runs"
 if ((CHECK)); then
     "$B/load" check "$RAW"
 fi
