@@ -33,6 +33,8 @@ cp "$T/release/load" "$OUT/"
 L=$OUT/load
 
 server_env
+# A server left running by a failed training run goes with the script.
+trap 'kill $(jobs -p) 2> /dev/null || true' EXIT
 
 # train SERVER BINARY: every HTTP cell the server serves at 1 and 64 connections, then the stdio cells at 1
 # and 64 in flight, each process writing its own profile into $T/pgo-raw/SERVER.
@@ -55,7 +57,7 @@ train() {
             done
         done
         gdb -p "$pid" -batch -ex 'call (int)__llvm_profile_write_file()' > /dev/null 2>&1 ||
-            die "gdb could not make $s write its profile"
+            die "gdb could not make $s write its profile (as root, or with kernel.yama.ptrace_scope 0, it can attach)"
         kill -TERM "$pid"
         wait "$pid" || true
     done
