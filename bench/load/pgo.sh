@@ -39,7 +39,7 @@ trap 'kill $(jobs -p) 2> /dev/null || true' EXIT
 # train SERVER BINARY: every HTTP cell the server serves at 1 and 64 connections, then the stdio cells at 1
 # and 64 in flight, each process writing its own profile into $T/pgo-raw/SERVER.
 train() {
-    local s=$1 bin=$2 scenario flags port pid c n run runs
+    local s=$1 bin=$2 scenario flags port pid c n
     for scenario in $ALL_SCENARIOS; do
         serves "$s" "$scenario" || continue
         flags=$(mode_flags "$scenario")
@@ -48,20 +48,16 @@ train() {
         "$bin" --port "$port" --workers 2 $flags &
         pid=$!
         "$L" wait "127.0.0.1:$port"
-        runs=("$scenario")
-        [[ $scenario == mrtr ]] && runs=(modern-call mrtr)
         for c in 1 64; do
-            for run in "${runs[@]}"; do
-                "$L" run --addr "127.0.0.1:$port" --pid "$pid" --scenario "$run" --conns "$c" --quickack \
-                    --warmup 0.3 --duration "$TRAIN_DURATION" impl="$s" train="$run" > /dev/null
-            done
+            "$L" run --addr "127.0.0.1:$port" --pid "$pid" --scenario "$scenario" --conns "$c" --quickack \
+                --warmup 0.3 --duration "$TRAIN_DURATION" impl="$s" train="$scenario" > /dev/null
         done
         gdb -p "$pid" -batch -ex 'call (int)__llvm_profile_write_file()' > /dev/null 2>&1 ||
             die "gdb could not make $s write its profile (as root, or with kernel.yama.ptrace_scope 0, it can attach)"
         kill -TERM "$pid"
         wait "$pid" || true
     done
-    for scenario in modern-call modern-list mrtr legacy-call legacy-list; do
+    for scenario in $ALL_STDIO_SCENARIOS; do
         serves "$s" "$scenario" || continue
         for n in 1 64; do
             "$L" run --stdio --server-cmd "$bin --stdio --workers 2" --scenario "$scenario" --inflight "$n" \

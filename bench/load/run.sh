@@ -25,6 +25,9 @@ die() {
     exit 2
 }
 
+# shellcheck source=scenarios.sh
+source scenarios.sh
+
 CHECK=${CHECK:-0}
 case "${1:-}" in
     "") ;;
@@ -38,8 +41,8 @@ if ((CHECK)); then
     # It also covers the scenarios a default run leaves out (legacy-list; over stdio mrtr and the legacy era).
     ROUNDS=${ROUNDS:-1} WARMUP=${WARMUP:-0.2} DURATION=${DURATION:-0.3} SESSIONS=${SESSIONS:-200}
     SHIPPED_ROUNDS=${SHIPPED_ROUNDS:-0} PROFILE=${PROFILE:-debug} RATES=${RATES-0.5}
-    SCENARIOS=${SCENARIOS-"modern-call legacy-call legacy-stateless legacy-list modern-list mrtr"}
-    STDIO_SCENARIOS=${STDIO_SCENARIOS-"modern-call modern-list mrtr legacy-call legacy-list"}
+    SCENARIOS=${SCENARIOS-$ALL_SCENARIOS}
+    STDIO_SCENARIOS=${STDIO_SCENARIOS-$ALL_STDIO_SCENARIOS}
 fi
 ROUNDS=${ROUNDS:-3}
 WARMUP=${WARMUP:-1}
@@ -59,13 +62,9 @@ SHIPPED_DURATION=${SHIPPED_DURATION:-2}
 PROFILE=${PROFILE:-release}
 RAW=${RAW:-target/load-raw.txt}
 
-# shellcheck source=scenarios.sh
-source scenarios.sh
-
 for s in $SCENARIOS; do has "$s" "$ALL_SCENARIOS" || die "SCENARIOS: unknown scenario $s ($ALL_SCENARIOS)"; done
 for s in $STDIO_SCENARIOS; do
-    has "$s" "modern-call modern-list mrtr legacy-call legacy-list" ||
-        die "STDIO_SCENARIOS: unknown scenario $s (modern-call modern-list mrtr legacy-call legacy-list)"
+    has "$s" "$ALL_STDIO_SCENARIOS" || die "STDIO_SCENARIOS: unknown scenario $s ($ALL_STDIO_SCENARIOS)"
 done
 has "$PROFILE" "release debug" || die "PROFILE must be release or debug"
 for f in $RATES; do [[ $f =~ ^(0?\.[0-9]+|1(\.0*)?)$ ]] || die "RATES: $f is not a fraction in (0, 1]"; done

@@ -4,6 +4,8 @@
 has() { [[ " $2 " == *" $1 "* ]]; }
 
 ALL_SCENARIOS="modern-call legacy-call legacy-stateless legacy-list modern-list mrtr"
+# The scenarios that exist over stdio too (legacy-stateless is an HTTP mode).
+ALL_STDIO_SCENARIOS="modern-call modern-list mrtr legacy-call legacy-list"
 
 # serves IMPL SCENARIO: whether the server answers the scenario (the floors serve modern-call and modern-list).
 serves() { [[ $1 != bare ]] || has "$2" "modern-call modern-list"; }
