@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# How much code one cell's request runs: the server under callgrind for one load run, then `load footprint`
+# How much code one cell's request runs: the server under callgrind for one load run (in run.sh's environment,
+# `server_env`), then `load footprint`
 # on the dump (instructions a request, the request's hot code in 64-byte lines and 4 KiB pages, the
 # functions holding most of it). See README.md, "Where the CPU goes".
 #
@@ -24,6 +25,7 @@ TOP=${TOP:-25}
 source scenarios.sh
 has "$SCENARIO" "$ALL_SCENARIOS" || { echo "footprint.sh: unknown scenario $SCENARIO ($ALL_SCENARIOS)" >&2; exit 2; }
 serves "$SERVER" "$SCENARIO" || { echo "footprint.sh: $SERVER does not serve $SCENARIO" >&2; exit 2; }
+server_env
 
 cargo build --release --quiet --bins
 B=target/release
