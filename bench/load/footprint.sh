@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# How much code one cell's request runs: the server under callgrind for one load run (in run.sh's environment,
-# `server_env`), then `load footprint`
-# on the dump (instructions a request, the request's hot code in 64-byte lines and 4 KiB pages, the
-# functions holding most of it). See README.md, "Where the CPU goes".
+# How much code one cell's request runs: the server under callgrind for one load run (in run.sh's
+# environment, `server_env`), then `load footprint` on the dump (instructions a request, the request's hot
+# code in 64-byte lines and 4 KiB pages, the functions holding most of it). See README.md, "Where the CPU
+# goes".
 #
 #   bench/load/footprint.sh SERVER [TRANSPORT] [SCENARIO] [LEVEL]
 #
