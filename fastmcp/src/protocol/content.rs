@@ -1,7 +1,8 @@
 //! Content blocks, resource contents, annotations and icons.
 
 use super::JsonObject;
-use serde::{Deserialize, Serialize};
+use super::tagged::{self, Tagged};
+use serde::{Deserialize, Deserializer, Serialize, de};
 
 /// Who a message or block is from or for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,7 +53,7 @@ pub struct Icon {
 }
 
 /// One block of tool output or prompt message content.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentBlock {
     /// `type: "text"`: text for or from the model.
@@ -65,6 +66,30 @@ pub enum ContentBlock {
     ResourceLink(ResourceLink),
     /// `type: "resource"`: a resource's contents, embedded in the block.
     Resource(EmbeddedResource),
+}
+
+/// The `type`s of [`ContentBlock`], as the wire spells them.
+const CONTENT_TYPES: &[&str] = &["text", "image", "audio", "resource_link", "resource"];
+
+impl<'de> Deserialize<'de> for ContentBlock {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        tagged::deserialize(d)
+    }
+}
+
+impl Tagged for ContentBlock {
+    const EXPECTING: &'static str = "internally tagged enum ContentBlock";
+
+    fn of_kind<'de, D: Deserializer<'de>>(kind: &str, fields: D) -> Result<Self, D::Error> {
+        match kind {
+            "text" => TextContent::deserialize(fields).map(Self::Text),
+            "image" => MediaContent::deserialize(fields).map(Self::Image),
+            "audio" => MediaContent::deserialize(fields).map(Self::Audio),
+            "resource_link" => ResourceLink::deserialize(fields).map(Self::ResourceLink),
+            "resource" => EmbeddedResource::deserialize(fields).map(Self::Resource),
+            other => Err(de::Error::unknown_variant(other, CONTENT_TYPES)),
+        }
+    }
 }
 
 impl ContentBlock {

@@ -1,12 +1,14 @@
 //! What only the client has: elicitation, sampling and roots — as embedded input requests (modern MRTR) and
 //! as server-to-client requests (legacy).
 
+use super::tagged::{self, Tagged};
 use super::{ContentBlock, JsonObject, Role, Tool};
-use serde::de::Error as _;
+use serde::de::{Error as _, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
+use std::fmt;
 use std::ops::Bound;
 use std::sync::Arc;
 
@@ -427,28 +429,46 @@ pub enum SamplingBlock {
 // a malformed block is also told by its own error, not "did not match any variant".
 impl<'de> Deserialize<'de> for SamplingContent {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let content = match Value::deserialize(d)? {
-            Value::Array(blocks) => {
-                blocks.into_iter().map(SamplingBlock::from_value).collect::<Result<_, _>>().map(Self::Many)
+        struct Blocks;
+        impl<'de> Visitor<'de> for Blocks {
+            type Value = SamplingContent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a sampling content block or an array of them")
             }
-            one => SamplingBlock::from_value(one).map(Self::One),
-        };
-        content.map_err(D::Error::custom)
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<SamplingContent, A::Error> {
+                tagged::from_map(map).map(SamplingContent::One)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<SamplingContent, A::Error> {
+                let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(16));
+                while let Some(block) = seq.next_element()? {
+                    blocks.push(block);
+                }
+                Ok(SamplingContent::Many(blocks))
+            }
+        }
+        d.deserialize_any(Blocks)
     }
 }
 
 impl<'de> Deserialize<'de> for SamplingBlock {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Self::from_value(Value::deserialize(d)?).map_err(D::Error::custom)
+        tagged::deserialize(d)
     }
 }
 
-impl SamplingBlock {
+impl Tagged for SamplingBlock {
+    const EXPECTING: &'static str = "a sampling content block";
+
     /// By the block's `type`: one of the tool kinds, or else a content block.
-    fn from_value(block: Value) -> Result<Self, serde_json::Error> {
-        match block.get("type").and_then(Value::as_str) {
-            Some("tool_use" | "tool_result") => ToolBlock::deserialize(block).map(Self::Tool),
-            _ => ContentBlock::deserialize(block).map(Self::Content),
+    fn of_kind<'de, D: Deserializer<'de>>(kind: &str, fields: D) -> Result<Self, D::Error> {
+        match kind {
+            // Rare, and read as before: through a value, the tag put back for `ToolBlock`'s own reading.
+            "tool_use" | "tool_result" => {
+                let mut fields = JsonObject::deserialize(fields)?;
+                fields.insert("type".to_owned(), Value::String(kind.to_owned()));
+                ToolBlock::deserialize(Value::Object(fields)).map(Self::Tool).map_err(D::Error::custom)
+            }
+            _ => ContentBlock::of_kind(kind, fields).map(Self::Content),
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod param_headers;
 pub mod prompts;
 pub mod resources;
 pub mod subscriptions;
+mod tagged;
 pub mod tasks;
 pub mod tools;
 pub mod version;
