@@ -6,6 +6,7 @@
 //! subscription). Legacy requests belong to a session minted on `initialize` whose streams are resumable
 //! (`Last-Event-ID`), or, with sessions off, are each served alone.
 
+mod headers;
 mod origin;
 mod quotas;
 mod service;

@@ -5,7 +5,7 @@
 //! sent. Each is `host[:port]` with a bracketed IPv6 address only as `[addr]`, nothing after it but a port.
 //! With `local_only`, that host must name the loopback, and an `Origin`, if sent, must be a loopback origin.
 
-use http::header::{self, HeaderMap};
+use super::headers::{RequestHeaders, Sent};
 use http::{StatusCode, Uri};
 
 /// Why a request's host is refused: its status (400 malformed, 403 not local) and the error's message.
@@ -23,15 +23,14 @@ const NOT_LOCAL: HostRefused =
     HostRefused { status: StatusCode::FORBIDDEN, message: "Forbidden: Host or Origin is not a local address" };
 
 /// Checks the host a request names (always) and, with `local_only`, that it and its `Origin` are local.
-pub(crate) fn check(uri: &Uri, headers: &HeaderMap, local_only: bool) -> Result<(), HostRefused> {
-    let mut hosts = headers.get_all(header::HOST).iter();
-    let host = match (hosts.next(), hosts.next()) {
-        (_, Some(_)) => return Err(malformed("Bad Request: more than one Host header")),
-        (Some(value), None) => {
+pub(crate) fn check(uri: &Uri, headers: &RequestHeaders<'_>, local_only: bool) -> Result<(), HostRefused> {
+    let host = match headers.host {
+        Sent { repeated: true, .. } => return Err(malformed("Bad Request: more than one Host header")),
+        Sent { first: Some(value), .. } => {
             let host = value.to_str().ok().and_then(Named::parse);
             Some(host.ok_or(malformed("Bad Request: malformed Host header"))?)
         }
-        (None, None) => None,
+        Sent { first: None, .. } => None,
     };
     // The `http` crate has parsed the URI's authority already, but more leniently than `host[:port]`.
     let target = match uri.authority() {
@@ -45,7 +44,7 @@ pub(crate) fn check(uri: &Uri, headers: &HeaderMap, local_only: bool) -> Result<
         }
         (Some(one), _) | (None, Some(one)) => one,
     };
-    if local_only && !(is_loopback_host(named.host) && local_origin(headers)) {
+    if local_only && !(is_loopback_host(named.host) && local_origin(headers.origin)) {
         return Err(NOT_LOCAL);
     }
     Ok(())
@@ -64,12 +63,11 @@ impl<'a> Named<'a> {
 }
 
 /// No `Origin` (not a browser), or exactly one naming a loopback `http`/`https` origin.
-fn local_origin(headers: &HeaderMap) -> bool {
-    let mut origins = headers.get_all(header::ORIGIN).iter();
-    match (origins.next(), origins.next()) {
-        (None, _) => true,
-        (Some(_), Some(_)) => false,
-        (Some(origin), None) => origin
+fn local_origin(origin: Sent<'_>) -> bool {
+    match origin {
+        Sent { first: None, .. } => true,
+        Sent { repeated: true, .. } => false,
+        Sent { first: Some(origin), .. } => origin
             .to_str()
             .ok()
             .and_then(|o| o.strip_prefix("http://").or_else(|| o.strip_prefix("https://")))
@@ -198,8 +196,8 @@ mod tests {
         }
     }
 
-    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
-        let mut map = HeaderMap::new();
+    fn headers(pairs: &[(&str, &str)]) -> http::HeaderMap {
+        let mut map = http::HeaderMap::new();
         for (k, v) in pairs {
             map.append(http::HeaderName::from_bytes(k.as_bytes()).unwrap(), v.parse().unwrap());
         }
@@ -210,8 +208,9 @@ mod tests {
     fn one_host_consistent_with_the_authority() {
         let path: Uri = "/mcp".parse().unwrap();
         let h2: Uri = "http://127.0.0.1:8000/mcp".parse().unwrap();
-        let status =
-            |uri: &Uri, pairs: &[(&str, &str)], local| check(uri, &headers(pairs), local).map_err(|r| r.status);
+        let status = |uri: &Uri, pairs: &[(&str, &str)], local| {
+            check(uri, &RequestHeaders::read(&headers(pairs)), local).map_err(|r| r.status)
+        };
         assert_eq!(status(&path, &[("host", "127.0.0.1:8000")], true), Ok(()));
         assert_eq!(status(&path, &[], false), Err(StatusCode::BAD_REQUEST), "no Host");
         assert_eq!(status(&path, &[("host", "a"), ("host", "a")], false), Err(StatusCode::BAD_REQUEST));

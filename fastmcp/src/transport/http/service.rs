@@ -5,6 +5,7 @@
 //! whether it needs a session and how its answer travels (JSON or a stream). Path-agnostic, so it mounts
 //! wherever an application routes it (`Router::route_service("/mcp", service)` in axum).
 
+use super::headers::RequestHeaders;
 use super::origin;
 use super::quotas::{Held, Peer, Quotas};
 use super::session::Sessions;
@@ -204,8 +205,9 @@ where
     }
 }
 
-/// The names the era adapters and this endpoint look up on every request, parsed once: a lookup by `&str`
-/// parses and lowercases the name each time.
+/// The names the era adapters and this endpoint look up in a header map (what a POST reads on every request is
+/// found in one pass instead: [`RequestHeaders`]), parsed once: a lookup by `&str` parses and lowercases the
+/// name each time.
 fn known(name: &str) -> Option<&'static header::HeaderName> {
     static PROTOCOL_VERSION: header::HeaderName = header::HeaderName::from_static(era::PROTOCOL_VERSION_HEADER);
     static METHOD: header::HeaderName = header::HeaderName::from_static(era::METHOD_HEADER);
@@ -330,8 +332,8 @@ fn session_not_found(id: Option<&RequestId>) -> Response {
 
 /// Whether `Accept` lists each of `media`, or a wildcard that covers it (`*/*`, `type/*`). Read as bytes, on
 /// every POST: a header that is not text names no media type we look for. One pass over the ranges.
-fn accepts<const N: usize>(headers: &HeaderMap, media: [&str; N]) -> bool {
-    let accept = headers.get(header::ACCEPT).map_or(&[][..], HeaderValue::as_bytes);
+fn accepts<const N: usize>(accept: Option<&HeaderValue>, media: [&str; N]) -> bool {
+    let accept = accept.map_or(&[][..], HeaderValue::as_bytes);
     let (mut found, mut missing) = ([false; N], N);
     for range in accept.split(|b| *b == b',') {
         let range = memchr::memchr(b';', range).map_or(range, |params| &range[..params]).trim_ascii();
@@ -366,7 +368,8 @@ impl Endpoint {
         {
             return metadata(gate, &head.method);
         }
-        if let Err(refused) = origin::check(&head.uri, &head.headers, self.local_only) {
+        let headers = RequestHeaders::read(&head.headers);
+        if let Err(refused) = origin::check(&head.uri, &headers, self.local_only) {
             return error(refused.status, None, &ErrorObject::new(codes::INVALID_REQUEST, refused.message));
         }
         // Every request of a protected server is authenticated, by its `Authorization` header alone.
@@ -387,7 +390,7 @@ impl Endpoint {
         };
         let stateful = self.sessions.is_some();
         match head.method {
-            Method::POST => self.post(head, body, caller, peer.as_ref()).await,
+            Method::POST => self.post(&head, &headers, body, caller, peer.as_ref()).await,
             Method::GET if stateful => self.get(&head.headers, caller.as_deref(), peer.as_ref()).await,
             Method::DELETE if stateful => self.delete(&head.headers, caller.as_deref()).await,
             _ if stateful => method_not_allowed("GET, POST, DELETE"),
@@ -412,7 +415,8 @@ impl Endpoint {
 
     async fn post<B>(
         self: Arc<Self>,
-        head: Arc<Head>,
+        head: &Arc<Head>,
+        headers: &RequestHeaders<'_>,
         body: B,
         caller: Option<Arc<AccessToken>>,
         peer: Option<&Peer>,
@@ -421,14 +425,13 @@ impl Endpoint {
         B: http_body::Body<Data = Bytes>,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        let headers = &head.headers;
         let content_type = era::Headers::text(headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
         if !content_type.split(';').next().unwrap_or("").trim_ascii().eq_ignore_ascii_case("application/json") {
             let e = ErrorObject::invalid_request("Content-Type must be application/json");
             return error(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, &e);
         }
         // Both, as the spec requires of clients: the answer may be either.
-        if !accepts(headers, ["application/json", "text/event-stream"]) {
+        if !accepts(headers.accept.first, ["application/json", "text/event-stream"]) {
             let e = ErrorObject::invalid_request("Accept must list application/json and text/event-stream");
             return error(StatusCode::NOT_ACCEPTABLE, None, &e);
         }
@@ -449,7 +452,7 @@ impl Endpoint {
                     Ok(held) => held,
                     Err(over) => return over.response(Some(&req.id)),
                 };
-                holding(self.request(req, &head.headers, peer, &held).await, held)
+                holding(self.request(req, headers, peer, &held).await, held)
             }
             Ok(Message::Notification(note)) => {
                 self.to_session(headers, caller.as_deref(), text, |conn| conn.notification(note)).await
@@ -471,7 +474,7 @@ impl Endpoint {
 
     /// A POST's body, whole, under the size cap and the read timeout; or the response that refuses it. Its own
     /// future: what reading the body holds is gone before the request is served.
-    async fn read_body<B>(&self, body: B, headers: &HeaderMap) -> Result<Bytes, Response>
+    async fn read_body<B>(&self, body: B, headers: &RequestHeaders<'_>) -> Result<Bytes, Response>
     where
         B: http_body::Body<Data = Bytes>,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -487,7 +490,7 @@ impl Endpoint {
         // `Expect: 100-continue` waits for hyper's 100 Continue, which goes out only once the body is polled:
         // refused unpolled, it never sends the body. Any other client is sending it already: up to the cap of
         // it is read and dropped first, so that client reads this answer rather than a connection reset.
-        if let Some(length) = headers.get(header::CONTENT_LENGTH) {
+        if let Some(length) = headers.content_length.first {
             match length.to_str().ok().and_then(|l| l.trim().parse::<u64>().ok()) {
                 Some(length) if length > max as u64 => {
                     let expects =
@@ -531,7 +534,7 @@ impl Endpoint {
     async fn request(
         self: Arc<Self>,
         req: Box<Classified>,
-        headers: &HeaderMap,
+        headers: &RequestHeaders<'_>,
         peer: Option<&Peer>,
         held: &Held,
     ) -> Response {
@@ -579,7 +582,12 @@ impl Endpoint {
 
     /// A modern request: admitted (headers against the body, envelope…), then served statelessly, as JSON
     /// or on a live stream. Closing that stream is cancellation on the modern protocol.
-    async fn modern(self: Arc<Self>, req: Box<Classified>, headers: &HeaderMap, peer: Option<&Peer>) -> Response {
+    async fn modern(
+        self: Arc<Self>,
+        req: Box<Classified>,
+        headers: &RequestHeaders<'_>,
+        peer: Option<&Peer>,
+    ) -> Response {
         // A long-lived stream (a subscription) takes its slot under the caps first.
         let slot = match req.delivery() {
             Delivery::Stream { keep_alive: true } => {
@@ -706,7 +714,7 @@ impl Endpoint {
 
     /// `GET`: the session's standalone stream, or with `Last-Event-ID` the rest of a stream the client lost.
     async fn get(&self, headers: &HeaderMap, caller: Option<&AccessToken>, peer: Option<&Peer>) -> Response {
-        if !accepts(headers, ["text/event-stream"]) {
+        if !accepts(headers.get(header::ACCEPT), ["text/event-stream"]) {
             let e = ErrorObject::invalid_request("Accept must list text/event-stream");
             return error(StatusCode::NOT_ACCEPTABLE, None, &e);
         }
