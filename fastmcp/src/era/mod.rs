@@ -13,7 +13,7 @@ mod request_meta;
 
 pub(crate) use classify::{
     Answer, Classified, Delivery, Headers, METHOD_HEADER, Message, NAME_HEADER, PROTOCOL_VERSION_HEADER, SessionUse,
-    Status, batch, parse,
+    Status, batch, parse, text,
 };
 pub(crate) use connection::{Batch, BatchReply, Connection, Entered, Stream};
 pub(crate) use engine::Engine;

@@ -81,8 +81,6 @@ impl era::Headers for RequestHeaders<'_> {
             era::PROTOCOL_VERSION_HEADER => self.protocol_version,
             era::METHOD_HEADER => self.method,
             era::NAME_HEADER => self.name,
-            "content-type" => self.content_type,
-            "accept" => self.accept,
             _ => return self.map.first(name),
         };
         (sent.first.map(HeaderValue::as_bytes), sent.repeated)

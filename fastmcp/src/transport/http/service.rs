@@ -218,8 +218,6 @@ fn known(name: &str) -> Option<&'static header::HeaderName> {
         era::METHOD_HEADER => Some(&METHOD),
         era::NAME_HEADER => Some(&NAME),
         SESSION => Some(&SESSION_ID),
-        "accept" => Some(&header::ACCEPT),
-        "content-type" => Some(&header::CONTENT_TYPE),
         _ => None,
     }
 }
@@ -425,7 +423,7 @@ impl Endpoint {
         B: http_body::Body<Data = Bytes>,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        let content_type = era::Headers::text(headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
+        let content_type = headers.content_type.first.and_then(|v| era::text(v.as_bytes())).unwrap_or("");
         if !content_type.split(';').next().unwrap_or("").trim_ascii().eq_ignore_ascii_case("application/json") {
             let e = ErrorObject::invalid_request("Content-Type must be application/json");
             return error(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, &e);
