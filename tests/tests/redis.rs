@@ -445,6 +445,27 @@ async fn a_legacy_sessions_state_outlives_the_replica_that_opened_it() {
     assert_eq!(b.post(&headers, &call).await.status, 404);
 }
 
+/// Redis restarted empty, and the first copy to put a session's record back had missed the last change
+/// (its note lost with the connection): the copy that made it must not step back to the older record, but
+/// put its own back. The soak found this as a running total that forgot two additions.
+#[tokio::test]
+async fn a_session_put_back_from_a_stale_copy_is_replaced_by_the_newest_copy() {
+    let redis = RedisServer::start().await;
+    let (a, b) = (soak_server(&redis).await, soak_server(&redis).await);
+    let session = a.legacy_session("2025-06-18", json!({})).await;
+    let (store, record) = (store(&redis, "fastmcp:"), format!("session:{session}"));
+    assert_eq!(tally(&a, &session, 1, 2).await, 2);
+    let stale = store.get(&record).await.unwrap().expect("the session's record");
+    assert_eq!(tally(&b, &session, 2, 3).await, 5);
+
+    store.put(&record, &stale, Duration::from_secs(60)).await.unwrap();
+    assert_eq!(tally(&b, &session, 3, 4).await, 9, "B keeps what it has, and puts it back");
+    assert_eq!(tally(&a, &session, 4, 1).await, 10, "A goes on from B's total");
+    store.put(&record, &stale, Duration::from_secs(60)).await.unwrap();
+    assert_eq!(tally(&a, &session, 5, 1).await, 11, "and so does A, the copy that made the last change");
+    assert_eq!(tally(&b, &session, 6, 1).await, 12);
+}
+
 /// The text `call` answers on `s` once `s` is back on Redis: until then each try must be refused with 503.
 async fn once_reconnected(s: &HttpServer, headers: &[(&str, &str)], call: &Value) -> String {
     tokio::time::timeout(WAIT, async {

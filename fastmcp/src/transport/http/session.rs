@@ -7,12 +7,15 @@
 //! `logging/setLevel`, a subscription, a handler's `Context::set`) saves it when it ends, and tells the
 //! other copies on the store's `sessions` channel. That channel also carries a client's response or
 //! cancellation that no request here awaits to the copy whose request does, and `DELETE`, which ends every
-//! copy. Concurrent changes on two replicas: the last saved wins.
+//! copy. Each save is one more revision, and a copy never steps back to an older one. Concurrent changes
+//! on two replicas: one of them wins.
 //!
 //! The record expires after `session_idle_timeout` unless some copy is used; a copy idle that long ends on
 //! its own replica only (its `on_close` callbacks run there). A record lost with Redis's data (a restart
 //! without persistence) is put back by the copies, told apart from an ended session by the tombstone
-//! `DELETE` leaves. Without a shared store nothing of this runs.
+//! `DELETE` leaves. The copy to put it back first may have missed the last change (its note lost with the
+//! connection), so a copy that finds the record older than itself puts its own in its place: the newest
+//! copy ends up in the store. Without a shared store nothing of this runs.
 
 use super::quotas::Held;
 use super::shared_log::SharedLog;
@@ -124,11 +127,12 @@ impl Shared {
         log.share(SharedLog::new(self.store.clone(), self.replica.clone(), id, self.ttl, log.kept_events()));
     }
 
-    /// The record of session `id`; `None` when it is gone (or unreadable, which is as good as gone).
-    async fn load(&self, id: &str) -> Result<Option<Stored>, StoreError> {
+    /// The record of session `id`, read and as stored (for a compare-and-set); `None` when it is gone (or
+    /// unreadable, which is as good as gone).
+    async fn load(&self, id: &str) -> Result<Option<(Stored, Vec<u8>)>, StoreError> {
         let Some(bytes) = self.store.get(&key(id)).await? else { return Ok(None) };
         match serde_json::from_slice(&bytes) {
-            Ok(stored) => Ok(Some(stored)),
+            Ok(stored) => Ok(Some((stored, bytes))),
             Err(e) => {
                 tracing::warn!("shared store: the record of a session is unreadable ({e}); the session is gone");
                 Ok(None)
@@ -205,10 +209,10 @@ impl Sessions {
         Ok(Some(id))
     }
 
-    /// The session `id` names, marked as used now. With a shared store the record decides: a copy here
-    /// takes what other copies saved since, one whose record is gone ends, and a session this replica has
-    /// no copy of gets one, made with `adopt` (a new connection and log, numbering its requests to the
-    /// client and its streams apart from other copies').
+    /// The session `id` names, marked as used now. With a shared store a copy here first converges with
+    /// the record (see [`converge`](Self::converge)): it takes what other copies saved since, and ends if
+    /// the session ended elsewhere. A session this replica has no copy of gets one, made with `adopt` (a new
+    /// connection and log, numbering its requests to the client and its streams apart from other copies').
     pub async fn get(
         self: &Arc<Self>,
         id: &str,
@@ -224,19 +228,16 @@ impl Sessions {
             (session.conn.clone(), session.log.clone(), renew)
         });
         let Some(shared) = &self.shared else { return Ok(local.map(|(conn, log, _)| (conn, log))) };
-        let Some(stored) = shared.load(id).await? else {
-            return match local {
-                Some((conn, log, _)) if self.recover(shared, id, &conn).await? => Ok(Some((conn, log))),
-                _ => Ok(None),
-            };
-        };
+        let found = shared.load(id).await?;
         if let Some((conn, log, renew)) = local {
-            self.take(id, &conn, &stored);
-            if renew && !shared.store.touch(&key(id), shared.ttl).await? {
+            if !self.converge(shared, id, &conn, found).await?
+                || renew && !shared.store.touch(&key(id), shared.ttl).await?
+            {
                 return Ok(None);
             }
             return Ok(Some((conn, log)));
         }
+        let Some((stored, _)) = found else { return Ok(None) };
         let (conn, log) = adopt();
         if let Err(e) = conn.restore(&stored.session) {
             tracing::warn!("shared store: the record of a session cannot be restored ({e}); the session is gone");
@@ -259,26 +260,46 @@ impl Sessions {
         Ok(Some((session.conn.clone(), session.log.clone())))
     }
 
-    /// The record of session `id` is gone while this replica has a copy (`conn`): ended elsewhere — a
-    /// tombstone says so, and the copy ends — or lost with Redis's data (a restart without persistence),
-    /// when the copy puts it back (the first copy to do so wins) and the session goes on. Whether it goes on.
-    async fn recover(&self, shared: &Shared, id: &str, conn: &Connection) -> Result<bool, StoreError> {
-        if shared.store.get(&tombstone(id)).await?.is_none() {
-            let rev = self.map().get(id).map(|s| s.rev);
-            if let Some(rev) = rev {
-                shared.store.insert_if_absent(&key(id), &stored_json(conn, rev)?, shared.ttl).await?;
-                tracing::info!("shared store: a session's record was lost; restored from this replica's copy");
+    /// Brings this replica's copy of session `id` (on `conn`) and its record (`found`, just read) together;
+    /// whether the session goes on. A newer record is taken. An older one was put back, after Redis lost its
+    /// data, by a copy that had missed changes: this copy's takes its place. A record gone was ended
+    /// elsewhere — a tombstone says so, and the copy ends — or lost with Redis's data, and the copy puts it
+    /// back. Both are compare-and-sets, so of copies racing, the one with the highest revision stays.
+    async fn converge(
+        &self,
+        shared: &Shared,
+        id: &str,
+        conn: &Connection,
+        mut found: Option<(Stored, Vec<u8>)>,
+    ) -> Result<bool, StoreError> {
+        // A copy that lost a race reads again; past a few, the next request converges.
+        for _ in 0..4 {
+            let Some(rev) = self.map().get(id).map(|s| s.rev) else { return Ok(false) };
+            let restored = match &found {
+                Some((stored, _)) if stored.rev >= rev => {
+                    self.take(id, conn, stored);
+                    return Ok(true);
+                }
+                Some((_, older)) => shared.store.replace_if(&key(id), older, &stored_json(conn, rev)?).await?,
+                None if shared.store.get(&tombstone(id)).await?.is_some() => {
+                    let ended = self.map().remove(id);
+                    drop(ended);
+                    return Ok(false);
+                }
+                None => shared.store.insert_if_absent(&key(id), &stored_json(conn, rev)?, shared.ttl).await?,
+            };
+            if restored {
+                tracing::info!("shared store: a session's record was lost or went back; restored from this copy");
                 return Ok(true);
             }
+            found = shared.load(id).await?;
         }
-        let ended = self.map().remove(id);
-        drop(ended);
-        Ok(false)
+        Ok(true)
     }
 
     /// Makes the copy of session `id` on `conn` what `stored` says, if that is newer than what it has.
     fn take(&self, id: &str, conn: &Connection, stored: &Stored) {
-        let newer = self.map().get(id).is_some_and(|s| s.rev != stored.rev);
+        let newer = self.map().get(id).is_some_and(|s| stored.rev > s.rev);
         if !newer {
             return;
         }
@@ -396,19 +417,15 @@ impl Sessions {
         }
     }
 
-    /// After the channel broke, notes may have been missed: every copy here takes its record again, and one
-    /// whose record is gone ends or puts it back (see [`recover`](Self::recover)) — after a Redis restart
-    /// that lost its data, the replicas holding copies bring the sessions back at once.
+    /// After the channel broke, notes may have been missed: every copy here converges with its record again
+    /// (see [`converge`](Self::converge)). After a Redis restart that lost its data, the replicas holding
+    /// copies bring the sessions back at once, the newest copy of each winning.
     async fn resync(&self, shared: &Shared) {
         let copies: Vec<(String, Arc<Connection>)> =
             self.map().iter().map(|(id, s)| (id.clone(), s.conn.clone())).collect();
         for (id, conn) in copies {
             let resynced = match shared.load(&id).await {
-                Ok(Some(stored)) => {
-                    self.take(&id, &conn, &stored);
-                    Ok(())
-                }
-                Ok(None) => self.recover(shared, &id, &conn).await.map(drop),
+                Ok(found) => self.converge(shared, &id, &conn, found).await,
                 Err(e) => Err(e),
             };
             if resynced.is_err() {
