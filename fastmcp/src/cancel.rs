@@ -20,6 +20,8 @@ pub(crate) struct Cancel(Arc<State>);
 #[derive(Default)]
 struct State {
     fired: AtomicBool,
+    /// Fired for the client, who wants no reply ([`Cancel::abandon`]); set before `fired`.
+    abandoned: AtomicBool,
     /// Wakes what waits in [`Cancel::cancelled`].
     fired_notify: Notify,
     /// The token handed out, once asked for.
@@ -42,6 +44,19 @@ impl Cancel {
             }
         }
         state.fired_notify.notify_waiters();
+    }
+
+    /// Cancels the request for its client, who no longer wants its reply (`notifications/cancelled`, its id
+    /// reused): none is sent, even for a handler that finishes as it fires. A request whose time ran out is
+    /// [`cancel`](Self::cancel)led, and answers that it timed out.
+    pub fn abandon(&self) {
+        self.0.abandoned.store(true, Ordering::Release);
+        self.cancel();
+    }
+
+    /// Whether the client abandoned the request: its reply is dropped.
+    pub fn is_abandoned(&self) -> bool {
+        self.0.abandoned.load(Ordering::Acquire)
     }
 
     /// Whether `other` is this request's (a clone of it).
@@ -115,5 +130,10 @@ mod tests {
         let late = Cancel::default();
         late.cancel();
         assert!(late.token().is_cancelled(), "a token asked for after firing is cancelled already");
+        assert!(!late.is_abandoned() && !cancel.is_abandoned(), "timed out, not abandoned: a reply is due");
+
+        let abandoned = Cancel::default();
+        abandoned.clone().abandon();
+        assert!(abandoned.is_abandoned() && abandoned.is_cancelled() && abandoned.token().is_cancelled());
     }
 }

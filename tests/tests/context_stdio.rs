@@ -205,6 +205,33 @@ async fn a_cancelled_call_stops_and_gets_no_response() {
     }
 }
 
+/// The cancellation is handled while the handler is being polled to its end (on another thread): the
+/// result it makes after that is not sent, as if the cancellation had come first. CI once saw the shim's
+/// late answer win this race.
+#[tokio::test]
+async fn a_call_cancelled_as_it_finishes_gets_no_response() {
+    for modern in [false, true] {
+        let mut c = fixture();
+        let meta = if modern { modern_meta(json!({})) } else { json!({}) };
+        if !modern {
+            c.initialize("2025-11-25").await;
+        }
+        c.send(&json!({"jsonrpc": "2.0", "id": "o", "method": "tools/call",
+            "params": {"_meta": meta.clone(), "name": "outlast_cancel"}}))
+            .await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        c.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "o"}})).await;
+        c.send(
+            &json!({"jsonrpc": "2.0", "id": "m", "method": "tools/call", "params": {"_meta": meta, "name": "saw_cancel"}}),
+        )
+        .await;
+        let next = c.recv().await;
+        assert_eq!(next["id"], "m", "the cancelled request got no response (modern: {modern}): {next}");
+        assert_eq!(first_text(&next["result"]), "true", "the handler saw its cancellation while it ran");
+        c.close().await;
+    }
+}
+
 #[tokio::test]
 async fn a_tool_timeout_stops_the_handler() {
     let mut c =

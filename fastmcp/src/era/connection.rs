@@ -261,7 +261,7 @@ impl Connection {
     }
 
     /// Serves one request; returns the response's JSON text, or `None` when the client cancelled it (then the
-    /// handler's future was dropped and no response is due). Its notifications and server-to-client requests
+    /// handler's future was dropped, or its result is, and no response is due). Its notifications and server-to-client requests
     /// go on `stream` when it has its own (an HTTP session's request), else on the connection's.
     pub async fn serve(&self, req: Box<Classified>, stream: Option<Stream>) -> Option<String> {
         self.run(self.enter(req), stream).await
@@ -343,17 +343,23 @@ impl Connection {
         // Its first poll, in which most requests finish, waits on nothing else; from then on the
         // cancellation comes first.
         let mut serve = serve;
-        if let Poll::Ready(line) = std::future::poll_fn(|cx| Poll::Ready(serve.as_mut().poll(cx))).await {
-            return Some(line);
-        }
-        if !registered {
-            self.in_flight.insert(&id, Flight { cancel: cancel.clone(), listen });
-        }
-        tokio::select! {
-            biased;
-            () = cancel.cancelled() => None,
-            line = serve => Some(line),
-        }
+        let line = match std::future::poll_fn(|cx| Poll::Ready(serve.as_mut().poll(cx))).await {
+            Poll::Ready(line) => line,
+            Poll::Pending => {
+                if !registered {
+                    self.in_flight.insert(&id, Flight { cancel: cancel.clone(), listen });
+                }
+                tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => return None,
+                    line = serve => line,
+                }
+            }
+        };
+        // Abandoned while the handler was polled to its end (the client's cancellation taken on another
+        // thread meanwhile): no reply either. A handler that asks the client could otherwise finish on a
+        // late answer and reply to a request the client cancelled.
+        (!cancel.is_abandoned()).then_some(line)
     }
 
     /// A slot to run one request in: waits while `Options::max_in_flight_per_connection` of the

@@ -80,7 +80,7 @@ impl Flights {
         if !self.any() {
             return false;
         }
-        self.map().get(id).map(|flight| flight.cancel.cancel()).is_some()
+        self.map().get(id).map(|flight| flight.cancel.abandon()).is_some()
     }
 
     /// Cancels every subscription.
@@ -96,7 +96,7 @@ impl Flights {
 
 fn reused(id: &RequestId, previous: &Flight) {
     tracing::warn!("request id {id} reused while a request with it is in flight");
-    previous.cancel.cancel();
+    previous.cancel.abandon();
 }
 
 #[cfg(test)]

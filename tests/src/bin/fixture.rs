@@ -50,6 +50,42 @@ async fn marker() -> String {
     FINISHED.load(Ordering::SeqCst).to_string()
 }
 
+/// Where the `outlast_cancel` call is: not ended yet, ended after seeing its cancellation, ended without.
+static OUTLAST: AtomicU8 = AtomicU8::new(RUNNING);
+const RUNNING: u8 = 0;
+const SAW_CANCEL: u8 = 1;
+const NOT_CANCELLED: u8 = 2;
+
+/// Run until the call is cancelled (10 s at most), then finish anyway: its result is made after its
+/// cancellation, which the client must not get. It first waits a moment, so that it goes on in a task of
+/// its own (not where stdio's reader polled it first), then holds its thread (`block_in_place`) while the
+/// reader takes the cancellation: the cancellation fires while the handler is being polled to its end.
+#[tool]
+async fn outlast_cancel(ctx: Context) -> String {
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let saw = tokio::task::block_in_place(|| {
+        while !ctx.is_cancelled() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        ctx.is_cancelled()
+    });
+    OUTLAST.store(if saw { SAW_CANCEL } else { NOT_CANCELLED }, Ordering::SeqCst);
+    "finished after its cancellation".into()
+}
+
+/// Once the `outlast_cancel` call has ended (10 s at most): whether it saw its cancellation.
+#[tool]
+async fn saw_cancel() -> String {
+    for _ in 0..2000 {
+        if OUTLAST.load(Ordering::SeqCst) != RUNNING {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    (OUTLAST.load(Ordering::SeqCst) == SAW_CANCEL).to_string()
+}
+
 /// Log one message at each of the eight levels.
 #[tool]
 async fn log_all(ctx: Context) -> String {
@@ -344,6 +380,8 @@ async fn main() -> fastmcp::Result<()> {
         .tool(fail)
         .tool(slow_marker)
         .tool(marker)
+        .tool(outlast_cancel)
+        .tool(saw_cancel)
         .tool(limited)
         .tool(log_all)
         .tool(progress)
