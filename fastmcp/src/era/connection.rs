@@ -261,8 +261,9 @@ impl Connection {
     }
 
     /// Serves one request; returns the response's JSON text, or `None` when the client cancelled it (then the
-    /// handler's future was dropped, or its result is, and no response is due). Its notifications and server-to-client requests
-    /// go on `stream` when it has its own (an HTTP session's request), else on the connection's.
+    /// handler's future or its result was dropped, and no response is due). Its notifications and
+    /// server-to-client requests go on `stream` when it has its own (an HTTP session's request), else on the
+    /// connection's.
     pub async fn serve(&self, req: Box<Classified>, stream: Option<Stream>) -> Option<String> {
         self.run(self.enter(req), stream).await
     }

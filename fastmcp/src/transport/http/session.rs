@@ -272,7 +272,7 @@ impl Sessions {
         conn: &Connection,
         mut found: Option<(Stored, Vec<u8>)>,
     ) -> Result<bool, StoreError> {
-        // A copy that lost a race reads again; past a few, the next request converges.
+        // A copy that lost a race reads again.
         for _ in 0..4 {
             let Some(rev) = self.map().get(id).map(|s| s.rev) else { return Ok(false) };
             let restored = match &found {
@@ -293,6 +293,10 @@ impl Sessions {
                 return Ok(true);
             }
             found = shared.load(id).await?;
+        }
+        // Still contended: go on with this copy, or the record if that is newer; the next request converges.
+        if let Some((stored, _)) = &found {
+            self.take(id, conn, stored);
         }
         Ok(true)
     }
