@@ -212,14 +212,16 @@ async fn a_cancelled_call_stops_and_gets_no_response() {
 async fn a_call_cancelled_as_it_finishes_gets_no_response() {
     for modern in [false, true] {
         let mut c = fixture();
-        let meta = if modern { modern_meta(json!({})) } else { json!({}) };
+        let mut meta = if modern { modern_meta(json!({})) } else { json!({}) };
         if !modern {
             c.initialize("2025-11-25").await;
         }
+        meta["progressToken"] = json!("o");
         c.send(&json!({"jsonrpc": "2.0", "id": "o", "method": "tools/call",
             "params": {"_meta": meta.clone(), "name": "outlast_cancel"}}))
             .await;
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        let cue = c.recv().await;
+        assert_eq!(cue["method"], "notifications/progress", "the handler runs (modern: {modern}): {cue}");
         c.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "o"}})).await;
         c.send(
             &json!({"jsonrpc": "2.0", "id": "m", "method": "tools/call", "params": {"_meta": meta, "name": "saw_cancel"}}),
