@@ -11,6 +11,16 @@ fn fixture() -> StdioClient {
     StdioClient::spawn(env!("CARGO_BIN_EXE_fixture").into())
 }
 
+/// The fixture in one era: initialized on the legacy protocol, or modern with the `_meta` each request
+/// carries (legacy requests carry an empty one).
+async fn fixture_in(modern: bool) -> (StdioClient, Value) {
+    let mut c = fixture();
+    if !modern {
+        c.initialize("2025-11-25").await;
+    }
+    (c, if modern { modern_meta(json!({})) } else { json!({}) })
+}
+
 /// Sends a request and collects the notifications that arrive before its response.
 async fn with_notifications(c: &mut StdioClient, id: &str, method: &str, params: Value) -> (Value, Vec<Value>) {
     c.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
@@ -62,11 +72,7 @@ async fn modern_logs_only_when_the_request_asks() {
 #[tokio::test]
 async fn progress_needs_a_token_and_only_increases() {
     for modern in [false, true] {
-        let mut c = fixture();
-        let mut meta = if modern { modern_meta(json!({})) } else { json!({}) };
-        if !modern {
-            c.initialize("2025-11-25").await;
-        }
+        let (mut c, mut meta) = fixture_in(modern).await;
         let (_, notes) = with_notifications(
             &mut c,
             "a",
@@ -183,26 +189,28 @@ async fn the_context_is_ambient() {
 #[tokio::test]
 async fn a_cancelled_call_stops_and_gets_no_response() {
     for modern in [false, true] {
-        let mut c = fixture();
-        let meta = if modern { modern_meta(json!({})) } else { json!({}) };
-        if !modern {
-            c.initialize("2025-11-25").await;
-        }
+        let (mut c, meta) = fixture_in(modern).await;
         c.send(&json!({"jsonrpc": "2.0", "id": "slow", "method": "tools/call",
             "params": {"_meta": meta.clone(), "name": "slow_marker", "arguments": {"ms": 400}}}))
             .await;
         tokio::time::sleep(Duration::from_millis(100)).await;
-        c.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "slow", "reason": "changed my mind"}})).await;
-        tokio::time::sleep(Duration::from_millis(600)).await;
-        c.send(
-            &json!({"jsonrpc": "2.0", "id": "m", "method": "tools/call", "params": {"_meta": meta, "name": "marker"}}),
-        )
-        .await;
-        let next = c.recv().await;
-        assert_eq!(next["id"], "m", "the cancelled request got no response (modern: {modern}): {next}");
-        assert_eq!(first_text(&next["result"]), "false", "the handler never ran to its end");
+        // Past the handler's 400 ms by the time `marker` is called: it would have finished by then.
+        let finished = cancel_then_call(&mut c, "slow", Duration::from_millis(600), meta, "marker").await;
+        assert_eq!(finished, "false", "the handler never ran to its end (modern: {modern})");
         c.close().await;
     }
+}
+
+/// Cancels request `id`, waits `settle`, and calls `tool` (with `meta`): the next message must be that
+/// call's answer, the cancelled request having got none. The tool's text.
+async fn cancel_then_call(c: &mut StdioClient, id: &str, settle: Duration, meta: Value, tool: &str) -> String {
+    c.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": "changed my mind"}})).await;
+    tokio::time::sleep(settle).await;
+    c.send(&json!({"jsonrpc": "2.0", "id": "m", "method": "tools/call", "params": {"_meta": meta, "name": tool}}))
+        .await;
+    let next = c.recv().await;
+    assert_eq!(next["id"], "m", "the cancelled request got no response: {next}");
+    first_text(&next["result"]).to_owned()
 }
 
 /// The cancellation is handled while the handler is being polled to its end (on another thread): the
@@ -211,25 +219,15 @@ async fn a_cancelled_call_stops_and_gets_no_response() {
 #[tokio::test]
 async fn a_call_cancelled_as_it_finishes_gets_no_response() {
     for modern in [false, true] {
-        let mut c = fixture();
-        let mut meta = if modern { modern_meta(json!({})) } else { json!({}) };
-        if !modern {
-            c.initialize("2025-11-25").await;
-        }
+        let (mut c, mut meta) = fixture_in(modern).await;
         meta["progressToken"] = json!("o");
         c.send(&json!({"jsonrpc": "2.0", "id": "o", "method": "tools/call",
             "params": {"_meta": meta.clone(), "name": "outlast_cancel"}}))
             .await;
         let cue = c.recv().await;
         assert_eq!(cue["method"], "notifications/progress", "the handler runs (modern: {modern}): {cue}");
-        c.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "o"}})).await;
-        c.send(
-            &json!({"jsonrpc": "2.0", "id": "m", "method": "tools/call", "params": {"_meta": meta, "name": "saw_cancel"}}),
-        )
-        .await;
-        let next = c.recv().await;
-        assert_eq!(next["id"], "m", "the cancelled request got no response (modern: {modern}): {next}");
-        assert_eq!(first_text(&next["result"]), "true", "the handler saw its cancellation while it ran");
+        let saw = cancel_then_call(&mut c, "o", Duration::ZERO, meta, "saw_cancel").await;
+        assert_eq!(saw, "true", "the handler saw its cancellation while it ran (modern: {modern})");
         c.close().await;
     }
 }
