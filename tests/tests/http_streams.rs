@@ -72,6 +72,31 @@ async fn a_tool_call_stream_is_primed_and_its_event_ids_count_up() {
     assert_eq!(events[1].json()["id"], 3);
 }
 
+/// A legacy call the client cancels, in a POST of its own, as its handler finishes (see
+/// `context_stdio::a_call_cancelled_as_it_finishes_gets_no_response`): the call's stream ends without its
+/// response.
+#[tokio::test]
+async fn a_legacy_call_cancelled_as_it_finishes_ends_its_stream_without_a_response() {
+    let s = HttpServer::spawn(fixture()).await;
+    let session = s.legacy_session("2025-11-25", json!({})).await;
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let mut stream = s.open(&headers, &call(2, "outlast_cancel", json!({}))).await;
+    for tries in 0.. {
+        let holding = s.post(&headers, &call(3, "outlast_holding", json!({}))).await.response();
+        if first_text(&holding["result"]) == "true" {
+            break;
+        }
+        assert!(tries < 2000, "the handler holds its thread within 10 s");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}});
+    assert_eq!(s.post(&headers, &cancel).await.status, 202);
+    let saw = s.post(&headers, &call(4, "saw_cancel", json!({}))).await.response();
+    assert_eq!(first_text(&saw["result"]), "true", "the handler saw its cancellation while it ran: {saw}");
+    let after: Vec<SseEvent> = drain(&mut stream).await.into_iter().filter(SseEvent::is_message).collect();
+    assert!(after.is_empty(), "the stream ends without the call's response: {after:?}");
+}
+
 #[tokio::test]
 async fn sessions_before_2025_11_25_get_no_priming_event() {
     let s = HttpServer::spawn(fixture()).await;

@@ -50,23 +50,24 @@ async fn marker() -> String {
     FINISHED.load(Ordering::SeqCst).to_string()
 }
 
-/// Where the `outlast_cancel` call is: not ended yet, ended after seeing its cancellation, ended without.
-static OUTLAST: AtomicU8 = AtomicU8::new(RUNNING);
-const RUNNING: u8 = 0;
-const SAW_CANCEL: u8 = 1;
-const NOT_CANCELLED: u8 = 2;
+/// Where the `outlast_cancel` call is.
+static OUTLAST: AtomicU8 = AtomicU8::new(NOT_STARTED);
+const NOT_STARTED: u8 = 0;
+const HOLDING: u8 = 1;
+const SAW_CANCEL: u8 = 2;
+const NOT_CANCELLED: u8 = 3;
 
 /// Run until the call is cancelled (10 s at most), then finish anyway: its result is made after its
 /// cancellation, which the client must not get. It first waits a moment, so that it goes on in a task of
-/// its own (not where stdio's reader polled it first), reports progress (the client's cue to cancel), then
-/// holds its thread (`block_in_place`) while the reader takes the cancellation: the cancellation fires
-/// while the handler is being polled to its end.
+/// its own (not where stdio's reader or HTTP's service polled it first), then holds its thread
+/// (`block_in_place`) while the cancellation is taken elsewhere: it fires while the handler is being polled
+/// to its end.
 #[tool]
 async fn outlast_cancel(ctx: Context) -> String {
     tokio::time::sleep(Duration::from_millis(20)).await;
-    ctx.progress(1.0, None, Some("waiting for the cancellation".into())).await;
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     let saw = tokio::task::block_in_place(|| {
+        OUTLAST.store(HOLDING, Ordering::SeqCst);
         while !ctx.is_cancelled() && std::time::Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(1));
         }
@@ -76,15 +77,23 @@ async fn outlast_cancel(ctx: Context) -> String {
     "finished after its cancellation".into()
 }
 
-/// Once the `outlast_cancel` call has ended (10 s at most): whether it saw its cancellation.
+/// Whether the `outlast_cancel` call holds its thread now: the client's cue to cancel it.
+#[tool]
+async fn outlast_holding() -> String {
+    (OUTLAST.load(Ordering::SeqCst) == HOLDING).to_string()
+}
+
+/// Once the `outlast_cancel` call has ended (10 s at most), and a moment more for its response to go out
+/// if one were made: whether it saw its cancellation while it ran.
 #[tool]
 async fn saw_cancel() -> String {
     for _ in 0..2000 {
-        if OUTLAST.load(Ordering::SeqCst) != RUNNING {
+        if matches!(OUTLAST.load(Ordering::SeqCst), SAW_CANCEL | NOT_CANCELLED) {
             break;
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
+    tokio::time::sleep(Duration::from_millis(50)).await;
     (OUTLAST.load(Ordering::SeqCst) == SAW_CANCEL).to_string()
 }
 
@@ -383,6 +392,7 @@ async fn main() -> fastmcp::Result<()> {
         .tool(slow_marker)
         .tool(marker)
         .tool(outlast_cancel)
+        .tool(outlast_holding)
         .tool(saw_cancel)
         .tool(limited)
         .tool(log_all)
