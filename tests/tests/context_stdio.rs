@@ -239,6 +239,28 @@ async fn a_call_cancelled_as_it_finishes_gets_no_response() {
     }
 }
 
+/// A handler that reports progress and then holds its thread (`block_in_place`) without yielding: the
+/// progress reaches the client while it holds, in both eras (over HTTP:
+/// `http_streams::progress_reaches_the_stream_while_its_handler_holds_its_thread`).
+#[tokio::test]
+async fn progress_reaches_the_client_while_its_handler_holds_its_thread() {
+    for modern in [false, true] {
+        let (mut c, meta) = fixture_in(modern).await;
+        let mut asking = meta.clone();
+        asking["progressToken"] = json!("p");
+        c.send(&json!({"jsonrpc": "2.0", "id": "o", "method": "tools/call",
+            "params": {"_meta": asking, "name": "outlast_cancel"}}))
+            .await;
+        let note = tokio::time::timeout(Duration::from_secs(5), c.recv()).await;
+        let note = note.expect("the progress within 5 s, while the handler holds its thread (10 s)");
+        assert_eq!(note["method"], "notifications/progress", "modern: {modern}: {note}");
+        assert_eq!(note["params"]["message"], "holding", "modern: {modern}: {note}");
+        let saw = cancel_then_call(&mut c, "o", Duration::ZERO, meta, "saw_cancel").await;
+        assert_eq!(saw, "true", "the handler saw its cancellation while it ran (modern: {modern})");
+        c.close().await;
+    }
+}
+
 #[tokio::test]
 async fn a_tool_timeout_stops_the_handler() {
     let mut c =

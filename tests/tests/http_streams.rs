@@ -97,6 +97,50 @@ async fn a_legacy_call_cancelled_as_it_finishes_ends_its_stream_without_a_respon
     assert!(after.is_empty(), "the stream ends without the call's response: {after:?}");
 }
 
+/// A handler that reports progress and then holds its thread (`block_in_place`) without yielding: the
+/// progress reaches the client while it holds, in both eras, as it does over stdio. (A legacy stream's
+/// messages once went into its log only when the handler's task was polled.)
+#[tokio::test]
+async fn progress_reaches_the_stream_while_its_handler_holds_its_thread() {
+    let s = HttpServer::spawn(fixture()).await;
+    let holding = |event: &SseEvent| {
+        event.is_message() && event.json()["method"] == "notifications/progress" && {
+            assert_eq!(event.json()["params"]["message"], "holding", "{event:?}");
+            true
+        }
+    };
+    let params = json!({"name": "outlast_cancel", "arguments": {}, "_meta": {"progressToken": "p"}});
+
+    let session = s.legacy_session("2025-11-25", json!({})).await;
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params});
+    let mut stream = s.open(&headers, &body).await;
+    let event = loop {
+        let event = stream.next_event_within(Duration::from_secs(5)).await;
+        let event = event.expect("the progress within 5 s, while the handler holds its thread (10 s)");
+        let event = event.expect("the stream goes on while the handler holds");
+        if event.is_message() {
+            break event;
+        }
+    };
+    assert!(holding(&event), "the first message is the progress: {event:?}");
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}});
+    assert_eq!(s.post(&headers, &cancel).await.status, 202);
+    drain(&mut stream).await;
+
+    let mut params = params;
+    params["_meta"].as_object_mut().unwrap().extend(modern_meta(json!({})).as_object().unwrap().clone());
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params});
+    let modern = [("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", "outlast_cancel")];
+    let mut stream = s.open(&modern, &body).await;
+    let event = stream.next_event_within(Duration::from_secs(5)).await;
+    let event = event.expect("the progress within 5 s, while the handler holds its thread (10 s)");
+    let event = event.expect("the stream goes on while the handler holds");
+    assert!(holding(&event), "the first event is the progress: {event:?}");
+    // Closing a modern stream cancels its request, which lets the handler go.
+    drop(stream);
+}
+
 #[tokio::test]
 async fn sessions_before_2025_11_25_get_no_priming_event() {
     let s = HttpServer::spawn(fixture()).await;

@@ -59,12 +59,13 @@ const NOT_CANCELLED: u8 = 3;
 
 /// Run until the call is cancelled (10 s at most), then finish anyway: its result is made after its
 /// cancellation, which the client must not get. It first waits a moment, so that it goes on in a task of
-/// its own (not where stdio's reader or HTTP's service polled it first), then holds its thread
-/// (`block_in_place`) while the cancellation is taken elsewhere: it fires while the handler is being polled
-/// to its end.
+/// its own (not where stdio's reader or HTTP's service polled it first), reports progress "holding" (when the
+/// call asked for progress), then holds its thread (`block_in_place`) while the cancellation is taken
+/// elsewhere: it fires while the handler is being polled to its end.
 #[tool]
 async fn outlast_cancel(ctx: Context) -> String {
     tokio::time::sleep(Duration::from_millis(20)).await;
+    ctx.progress(1.0, None, Some("holding".into())).await;
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     let saw = tokio::task::block_in_place(|| {
         OUTLAST.store(HOLDING, Ordering::SeqCst);
