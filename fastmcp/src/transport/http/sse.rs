@@ -276,10 +276,10 @@ impl EventLog {
     }
 
     /// A new stream for one request's response, whose messages `produce` sends (each a JSON-RPC message).
-    /// With `retry`, the stream starts with a priming
-    /// event (an id, empty data) telling the client how soon to reconnect, and `produce` gets a handle that
-    /// closes the response early (the request goes on; the client resumes with `GET`). Without one the
-    /// client would have no id to resume from, so there is no such handle.
+    /// With `retry`, the stream starts with a priming event (an id, empty data) telling the client how soon
+    /// to reconnect, and `produce` gets a handle that closes the response early (the request goes on; the
+    /// client resumes with `GET`). Without one the client would have no id to resume from, so there is no
+    /// such handle.
     pub fn open<F, Fut>(self: &Arc<Self>, request: &RequestId, retry: Option<Duration>, produce: F) -> Response
     where
         F: FnOnce(mpsc::Sender<String>, Option<CloseStream>) -> Fut,
