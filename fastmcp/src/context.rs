@@ -602,6 +602,11 @@ impl Context {
         match notification_json(method, params) {
             Ok(line) => {
                 let _ = stream.send(line).await;
+                // The task that writes it out was just woken onto this thread, where nothing else runs until
+                // this one yields: a handler computing on without awaiting would hold the message back to its
+                // end. (Where the transport polls the request itself, up to its first wait, the request then
+                // goes on in a task of its own: the transport is free to write the message, and to read on.)
+                tokio::task::yield_now().await;
             }
             Err(e) => tracing::warn!("a {method} notification could not be serialized: {e}"),
         }
@@ -831,6 +836,39 @@ mod tests {
         assert_eq!(http.headers(), [("x-trace", "abc")]);
         assert_eq!(http.redacted_headers(), ["authorization", "cookie", "mcp-session-id"]);
         assert!(!format!("{http:?}").contains("Bearer"));
+    }
+
+    /// A link whose notifications go into a channel, and that can't ask.
+    struct Streamed(mpsc::Sender<String>);
+
+    impl ClientLink for Streamed {
+        fn stream(&self) -> Option<&mpsc::Sender<String>> {
+            Some(&self.0)
+        }
+        fn ask(&self, _: InputRequests) -> Reply<'_, Result<InputResponses>> {
+            Box::pin(async { Err(Error::msg("no client here")) })
+        }
+    }
+
+    /// Sending a notification yields once it is sent, so the task that writes it out (woken on this thread)
+    /// runs before the handler goes on.
+    #[test]
+    fn a_notification_yields_once_it_is_sent() {
+        let (tx, mut rx) = mpsc::channel(4);
+        let extras = Extras {
+            progress_token: Some(ProgressToken::String("p".into())),
+            client: Some(Arc::new(Streamed(tx))),
+            ..Extras::default()
+        };
+        let ctx = Context::with(scope().into(), extras);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        let mut progress = std::pin::pin!(ctx.progress(1.0, None, None));
+        assert!(progress.as_mut().poll(&mut cx).is_pending(), "it yields");
+        assert!(rx.try_recv().unwrap().contains("notifications/progress"), "once the message is sent");
+        assert!(progress.poll(&mut cx).is_ready());
+        let unasked = Context::new(scope());
+        let mut unasked = std::pin::pin!(unasked.progress(1.0, None, None));
+        assert!(unasked.as_mut().poll(&mut cx).is_ready(), "nothing to send (no token): no yield");
     }
 
     #[test]

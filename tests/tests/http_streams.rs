@@ -97,48 +97,74 @@ async fn a_legacy_call_cancelled_as_it_finishes_ends_its_stream_without_a_respon
     assert!(after.is_empty(), "the stream ends without the call's response: {after:?}");
 }
 
-/// A handler that reports progress and then holds its thread (`block_in_place`) without yielding: the
-/// progress reaches the client while it holds, in both eras, as it does over stdio. (A legacy stream's
-/// messages once went into its log only when the handler's task was polled.)
-#[tokio::test]
-async fn progress_reaches_the_stream_while_its_handler_holds_its_thread() {
-    let s = HttpServer::spawn(fixture()).await;
-    let holding = |event: &SseEvent| {
-        event.is_message() && event.json()["method"] == "notifications/progress" && {
-            assert_eq!(event.json()["params"]["message"], "holding", "{event:?}");
-            true
+/// A call of `tool` that asks for progress, in the legacy `session` or (without one) as a modern request: its
+/// stream, once its first message came within `wait`, the progress `message` (before the handler ends).
+async fn progress_first(
+    s: &HttpServer,
+    session: Option<&str>,
+    (tool, arguments): (&str, Value),
+    message: &str,
+    wait: Duration,
+) -> SseStream {
+    let mut meta = json!({"progressToken": "p"});
+    let mut headers = vec![("MCP-Protocol-Version", "2025-11-25")];
+    match session {
+        Some(session) => headers.push(("Mcp-Session-Id", session)),
+        None => {
+            meta.as_object_mut().unwrap().extend(modern_meta(json!({})).as_object().unwrap().clone());
+            headers = vec![("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", tool)];
         }
-    };
-    let params = json!({"name": "outlast_cancel", "arguments": {}, "_meta": {"progressToken": "p"}});
-
-    let session = s.legacy_session("2025-11-25", json!({})).await;
-    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
-    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params});
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments, "_meta": meta}});
     let mut stream = s.open(&headers, &body).await;
+    let era = if session.is_some() { "legacy" } else { "modern" };
     let event = loop {
-        let event = stream.next_event_within(Duration::from_secs(5)).await;
-        let event = event.expect("the progress within 5 s, while the handler holds its thread (10 s)");
-        let event = event.expect("the stream goes on while the handler holds");
+        let event = stream.next_event_within(wait).await;
+        let event = event.unwrap_or_else(|()| panic!("{era}: the progress within {wait:?}, while {tool} runs"));
+        let event = event.unwrap_or_else(|| panic!("{era}: the stream goes on while {tool} runs"));
         if event.is_message() {
             break event;
         }
     };
-    assert!(holding(&event), "the first message is the progress: {event:?}");
-    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}});
-    assert_eq!(s.post(&headers, &cancel).await.status, 202);
-    drain(&mut stream).await;
+    assert_eq!(event.json()["method"], "notifications/progress", "{era}: the first message: {event:?}");
+    assert_eq!(event.json()["params"]["message"], message, "{era}: {event:?}");
+    stream
+}
 
-    let mut params = params;
-    params["_meta"].as_object_mut().unwrap().extend(modern_meta(json!({})).as_object().unwrap().clone());
-    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params});
-    let modern = [("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", "outlast_cancel")];
-    let mut stream = s.open(&modern, &body).await;
-    let event = stream.next_event_within(Duration::from_secs(5)).await;
-    let event = event.expect("the progress within 5 s, while the handler holds its thread (10 s)");
-    let event = event.expect("the stream goes on while the handler holds");
-    assert!(holding(&event), "the first event is the progress: {event:?}");
+/// A handler that reports progress and then holds its thread (`block_in_place`, up to 10 s): the progress
+/// reaches the client while it holds, in both eras, as it does over stdio. (A legacy stream's messages once
+/// went into its log only when the handler's task was polled.)
+#[tokio::test]
+async fn progress_reaches_the_stream_while_its_handler_holds_its_thread() {
+    let s = HttpServer::spawn(fixture()).await;
+    let outlast = || ("outlast_cancel", json!({}));
+    let wait = Duration::from_secs(5);
+    let session = s.legacy_session("2025-11-25", json!({})).await;
+    let mut stream = progress_first(&s, Some(&session), outlast(), "holding", wait).await;
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}});
+    assert_eq!(s.post(&headers, &cancel).await.status, 202, "the cancellation lets the handler go");
+    drain(&mut stream).await;
     // Closing a modern stream cancels its request, which lets the handler go.
-    drop(stream);
+    drop(progress_first(&s, None, outlast(), "holding", wait).await);
+}
+
+/// A handler that reports progress and then computes for 2.5 s without awaiting anything, in its first poll
+/// or after a first wait: the progress reaches the client while it computes, in both eras.
+#[tokio::test]
+async fn progress_reaches_the_stream_while_its_handler_computes_without_yielding() {
+    let s = HttpServer::spawn(fixture()).await;
+    let session = s.legacy_session("2025-11-25", json!({})).await;
+    for at_once in [false, true] {
+        for session in [Some(session.as_str()), None] {
+            let spin = ("progress_then_spin", json!({"ms": 2500, "at_once": at_once}));
+            let mut stream = progress_first(&s, session, spin, "spinning", Duration::from_millis(1200)).await;
+            let events = drain(&mut stream).await;
+            let response = events.iter().find(|e| e.is_message()).expect("the response follows").json();
+            assert_eq!(first_text(&response["result"]), "spun", "at once: {at_once}: {response}");
+        }
+    }
 }
 
 #[tokio::test]

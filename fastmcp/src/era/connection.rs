@@ -350,11 +350,20 @@ impl Connection {
                 if !registered {
                     self.in_flight.insert(&id, Flight { cancel: cancel.clone(), listen });
                 }
-                tokio::select! {
-                    biased;
-                    () = cancel.cancelled() => return None,
-                    line = serve => line,
-                }
+                // Polled again only once it wakes, not at once as a `select!` would: a handler that yielded
+                // (a notification sent, see `Context::notify`) lets the task that writes it out run first.
+                let mut cancelled = std::pin::pin!(cancel.cancelled());
+                let mut just_polled = true;
+                let raced = std::future::poll_fn(|cx| {
+                    if cancelled.as_mut().poll(cx).is_ready() {
+                        return Poll::Ready(None);
+                    }
+                    if std::mem::take(&mut just_polled) {
+                        return Poll::Pending;
+                    }
+                    serve.as_mut().poll(cx).map(Some)
+                });
+                raced.await?
             }
         };
         // Abandoned while the handler was polled to its end (the client's cancellation taken on another

@@ -78,6 +78,22 @@ async fn outlast_cancel(ctx: Context) -> String {
     "finished after its cancellation".into()
 }
 
+/// Report progress "spinning", then compute for `ms` without awaiting anything (no `block_in_place`): what a
+/// handler doing CPU-bound work in place looks like. Unless `at_once`, it first waits a moment, to go on in a
+/// task of its own; `at_once`, it reports in its first poll, where the transport polls it.
+#[tool]
+async fn progress_then_spin(ms: u64, at_once: bool, ctx: Context) -> String {
+    if !at_once {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    ctx.progress(1.0, None, Some("spinning".into())).await;
+    let end = std::time::Instant::now() + Duration::from_millis(ms);
+    while std::time::Instant::now() < end {
+        std::hint::spin_loop();
+    }
+    "spun".into()
+}
+
 /// Whether the `outlast_cancel` call holds its thread now: the client's cue to cancel it.
 #[tool]
 async fn outlast_holding() -> String {
@@ -393,6 +409,7 @@ async fn main() -> fastmcp::Result<()> {
         .tool(slow_marker)
         .tool(marker)
         .tool(outlast_cancel)
+        .tool(progress_then_spin)
         .tool(outlast_holding)
         .tool(saw_cancel)
         .tool(limited)
