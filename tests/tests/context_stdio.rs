@@ -239,7 +239,7 @@ async fn a_call_cancelled_as_it_finishes_gets_no_response() {
     }
 }
 
-/// Calls `tool` (as request "o"), asking for progress, and checks that its first message comes within `wait`
+/// Calls `tool` (as request "o"), asking for progress, and checks that its first message comes within 1.5 s
 /// and is the progress `message` (before the handler ends).
 async fn progress_first(c: &mut StdioClient, meta: &Value, (tool, arguments): (&str, Value), message: &str) {
     let mut asking = meta.clone();
@@ -247,7 +247,7 @@ async fn progress_first(c: &mut StdioClient, meta: &Value, (tool, arguments): (&
     c.send(&json!({"jsonrpc": "2.0", "id": "o", "method": "tools/call",
         "params": {"_meta": asking, "name": tool, "arguments": arguments}}))
         .await;
-    let wait = Duration::from_millis(1200);
+    let wait = Duration::from_millis(1500);
     let note = tokio::time::timeout(wait, c.recv()).await;
     let note = note.unwrap_or_else(|_| panic!("the progress within {wait:?}, while {tool} runs"));
     assert_eq!(note["method"], "notifications/progress", "{note}");
@@ -255,7 +255,7 @@ async fn progress_first(c: &mut StdioClient, meta: &Value, (tool, arguments): (&
 }
 
 /// A handler that reports progress and then holds its thread (`block_in_place`, up to 10 s) or computes for
-/// 2.5 s without awaiting anything (in its first poll, or after a first wait): the progress reaches the client
+/// 3 s without awaiting anything (in its first poll, or after a first wait): the progress reaches the client
 /// while it does, in both eras (over HTTP:
 /// `http_streams::progress_reaches_the_stream_while_its_handler_*`).
 #[tokio::test]
@@ -266,7 +266,7 @@ async fn progress_reaches_the_client_while_its_handler_holds_or_computes() {
         let saw = cancel_then_call(&mut c, "o", Duration::ZERO, meta.clone(), "saw_cancel").await;
         assert_eq!(saw, "true", "the handler saw its cancellation while it ran (modern: {modern})");
         for at_once in [false, true] {
-            let spin = ("progress_then_spin", json!({"ms": 2500, "at_once": at_once}));
+            let spin = ("progress_then_spin", json!({"ms": 3000, "at_once": at_once}));
             progress_first(&mut c, &meta, spin, "spinning").await;
             assert_eq!(first_text(&c.recv().await["result"]), "spun", "modern: {modern}, at once: {at_once}");
         }

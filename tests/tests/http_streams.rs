@@ -107,14 +107,13 @@ async fn progress_first(
     wait: Duration,
 ) -> SseStream {
     let mut meta = json!({"progressToken": "p"});
-    let mut headers = vec![("MCP-Protocol-Version", "2025-11-25")];
-    match session {
-        Some(session) => headers.push(("Mcp-Session-Id", session)),
+    let headers = match session {
+        Some(session) => vec![("MCP-Protocol-Version", "2025-11-25"), ("Mcp-Session-Id", session)],
         None => {
             meta.as_object_mut().unwrap().extend(modern_meta(json!({})).as_object().unwrap().clone());
-            headers = vec![("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", tool)];
+            vec![("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", tool)]
         }
-    }
+    };
     let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": tool, "arguments": arguments, "_meta": meta}});
     let mut stream = s.open(&headers, &body).await;
@@ -150,16 +149,16 @@ async fn progress_reaches_the_stream_while_its_handler_holds_its_thread() {
     drop(progress_first(&s, None, outlast(), "holding", wait).await);
 }
 
-/// A handler that reports progress and then computes for 2.5 s without awaiting anything, in its first poll
-/// or after a first wait: the progress reaches the client while it computes, in both eras.
+/// A handler that reports progress and then computes for 3 s without awaiting anything, in its first poll or
+/// after a first wait: the progress reaches the client while it computes (within 1.5 s), in both eras.
 #[tokio::test]
 async fn progress_reaches_the_stream_while_its_handler_computes_without_yielding() {
     let s = HttpServer::spawn(fixture()).await;
     let session = s.legacy_session("2025-11-25", json!({})).await;
     for at_once in [false, true] {
         for session in [Some(session.as_str()), None] {
-            let spin = ("progress_then_spin", json!({"ms": 2500, "at_once": at_once}));
-            let mut stream = progress_first(&s, session, spin, "spinning", Duration::from_millis(1200)).await;
+            let spin = ("progress_then_spin", json!({"ms": 3000, "at_once": at_once}));
+            let mut stream = progress_first(&s, session, spin, "spinning", Duration::from_millis(1500)).await;
             let events = drain(&mut stream).await;
             let response = events.iter().find(|e| e.is_message()).expect("the response follows").json();
             assert_eq!(first_text(&response["result"]), "spun", "at once: {at_once}: {response}");
