@@ -275,11 +275,11 @@ impl EventLog {
         lock(&self.inner)
     }
 
-    /// A new stream for one request's response, whose messages `produce` sends (each a JSON-RPC message).
-    /// With `retry`, the stream starts with a priming event (an id, empty data) telling the client how soon
-    /// to reconnect, and `produce` gets a handle that closes the response early (the request goes on; the
-    /// client resumes with `GET`). Without one the client would have no id to resume from, so there is no
-    /// such handle.
+    /// A new stream for one request's response, whose messages `produce` sends (each a JSON-RPC message);
+    /// the producer and the log's intake run as one task. With `retry`, the stream starts with a priming
+    /// event (an id, empty data) telling the client how soon to reconnect, and `produce` gets a handle that
+    /// closes the response early (the request goes on; the client resumes with `GET`). Without one the
+    /// client would have no id to resume from, so there is no such handle.
     pub fn open<F, Fut>(self: &Arc<Self>, request: &RequestId, retry: Option<Duration>, produce: F) -> Response
     where
         F: FnOnce(mpsc::Sender<String>, Option<CloseStream>) -> Fut,
@@ -310,15 +310,13 @@ impl EventLog {
         // Boxed where it is made: moved into the task as it stands, the handler's state (large) would be
         // copied at each move on the way.
         let produce = Box::pin(produce(tx, retry.map(|_| close)));
-        let intake = Box::pin(pump(self.clone(), id, Some(request.clone()), rx));
+        let intake = pump(self.clone(), id, Some(request.clone()), rx);
         // A request that answers at once has its answer in the log, and the stream ended, before the response
-        // goes out: hyper writes head, event and end in one write. One that waits goes on in a task of its
-        // own, and so does the intake: a message reaches the stream as it is sent, even while the handler
-        // holds its thread (`block_in_place`) without yielding to anything in its task.
-        if let Some(rest) = run_here(produce) {
-            tokio::spawn(rest);
-        }
-        if let Some(rest) = run_here(intake) {
+        // goes out: hyper writes head, event and end in one write.
+        let both = Box::pin(async move {
+            futures_util::future::join(produce, intake).await;
+        });
+        if let Some(rest) = run_here(both) {
             tokio::spawn(rest);
         }
         response(body.boxed())
