@@ -9,6 +9,7 @@
 mod headers;
 mod origin;
 mod quotas;
+mod request_body;
 mod service;
 mod session;
 mod shared_log;

@@ -8,6 +8,7 @@
 use super::headers::RequestHeaders;
 use super::origin;
 use super::quotas::{Held, Peer, Quotas};
+use super::request_body;
 use super::session::Sessions;
 use super::sse::{self, Body, EventLog, Response, Retention, holding};
 use super::streams::{AtCap, Client, PeerAddr, Streams};
@@ -18,10 +19,10 @@ use crate::era::{self, Answer, Classified, Connection, Delivery, Engine, Message
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, codes, error_json};
 use crate::server::Server;
 use crate::store::StoreError;
-use bytes::{Buf as _, Bytes};
+use bytes::Bytes;
 use http::header::{self, HeaderMap, HeaderValue};
 use http::{Method, StatusCode};
-use http_body_util::{BodyExt as _, Full, Limited};
+use http_body_util::{BodyExt as _, Full};
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::IpAddr;
@@ -494,7 +495,7 @@ impl Endpoint {
                     let expects =
                         headers.get(header::EXPECT).is_some_and(|e| e.as_bytes().eq_ignore_ascii_case(b"100-continue"));
                     if !expects {
-                        let _ = tokio::time::timeout(self.body_read_timeout, discard(body, max)).await;
+                        let _ = tokio::time::timeout(self.body_read_timeout, request_body::discard(body, max)).await;
                     }
                     return Err(too_large());
                 }
@@ -505,14 +506,14 @@ impl Endpoint {
                 }
             }
         }
-        let mut collect = std::pin::pin!(Limited::new(body, max).collect());
+        let mut read = std::pin::pin!(request_body::whole(body, max));
         // A body that came whole with the headers (most POSTs) is read without arming a timer.
-        let read = match futures_util::FutureExt::now_or_never(collect.as_mut()) {
+        let read = match futures_util::FutureExt::now_or_never(read.as_mut()) {
             Some(read) => Ok(read),
-            None => tokio::time::timeout(self.body_read_timeout, collect).await,
+            None => tokio::time::timeout(self.body_read_timeout, read).await,
         };
         match read {
-            Ok(Ok(body)) => Ok(body.to_bytes()),
+            Ok(Ok(body)) => Ok(body),
             Ok(Err(e)) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => Err(too_large()),
             Ok(Err(e)) => Err(error(StatusCode::BAD_REQUEST, None, &ErrorObject::invalid_request(e))),
             Err(_) => {
@@ -852,18 +853,6 @@ struct Found {
     id: String,
     conn: Arc<Connection>,
     log: Arc<EventLog>,
-}
-
-/// Reads and drops a body until it ends or `most` bytes of it were read.
-async fn discard<B: http_body::Body>(body: B, most: usize) {
-    let mut body = std::pin::pin!(body);
-    let mut read = 0;
-    while read <= most {
-        match body.as_mut().frame().await {
-            Some(Ok(frame)) => read += frame.data_ref().map_or(0, |data| data.remaining()),
-            _ => return,
-        }
-    }
 }
 
 /// The protected resource metadata (RFC 9728 §3): public, to any origin (browser clients read it before they
