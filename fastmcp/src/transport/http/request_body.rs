@@ -9,8 +9,9 @@ pub(super) type BodyError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Reads `body` whole, or fails with `LengthLimitError` past `max` bytes. A body that comes in one frame (a
 /// POST whose body arrived with its head) is that frame's buffer as it is: `collect()` lists every frame
-/// and then copies them out, an allocation and about 1.2k instructions a request (this saves 1.1 % of a
-/// bench call's). Later frames are joined into one buffer; trailers are no part of a message and are dropped.
+/// and then copies them out, an allocation and about 1.2k instructions a request; reading the frames here
+/// took 1.1 % off the bench's HTTP call. Later frames are joined into one buffer; trailers are no part of a
+/// message and are dropped.
 pub(super) async fn whole<B>(body: B, max: usize) -> Result<Bytes, BodyError>
 where
     B: http_body::Body<Data = Bytes>,
