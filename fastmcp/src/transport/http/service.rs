@@ -506,11 +506,11 @@ impl Endpoint {
                 }
             }
         }
-        let mut read = std::pin::pin!(request_body::whole(body, max));
+        let mut reading = std::pin::pin!(request_body::whole(body, max));
         // A body that came whole with the headers (most POSTs) is read without arming a timer.
-        let read = match futures_util::FutureExt::now_or_never(read.as_mut()) {
+        let read = match futures_util::FutureExt::now_or_never(reading.as_mut()) {
             Some(read) => Ok(read),
-            None => tokio::time::timeout(self.body_read_timeout, read).await,
+            None => tokio::time::timeout(self.body_read_timeout, reading).await,
         };
         match read {
             Ok(Ok(body)) => Ok(body),
