@@ -26,6 +26,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::future::Future;
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -291,6 +292,8 @@ pub(crate) trait HttpParts: Send + Sync {
     fn target(&self) -> &str;
     /// Every header, names lowercase, in the order received.
     fn headers(&self) -> Vec<(&str, &[u8])>;
+    /// The address the request's connection comes from, when the transport knows it.
+    fn peer(&self) -> Option<IpAddr>;
 }
 
 /// The HTTP request a message came in: method, path and headers, with [`REDACTED_HEADERS`] withheld.
@@ -315,6 +318,13 @@ impl HttpRequest {
     /// The path and query the request was sent to (`/mcp`, `/mcp?tenant=a`).
     pub fn path(&self) -> &str {
         self.parts.target()
+    }
+
+    /// The address of the client's connection: known under `serve_http`, or where the application that
+    /// mounts [`McpService`](crate::McpService) puts a [`PeerAddr`](crate::PeerAddr) in the request's
+    /// extensions.
+    pub fn peer_addr(&self) -> Option<IpAddr> {
+        self.parts.peer()
     }
 
     /// Whether a header of this name is withheld from handlers.
@@ -807,6 +817,9 @@ mod tests {
         }
         fn headers(&self) -> Vec<(&str, &[u8])> {
             self.0.clone()
+        }
+        fn peer(&self) -> Option<IpAddr> {
+            None
         }
     }
 

@@ -6,11 +6,31 @@
 //! takes for the same key again and again (a connection, for its client's requests) keeps the tally, so each
 //! take is an atomic add: no lock, no lookup and no hashing on the request's path.
 
+use crate::auth::AccessToken;
 use crate::sync::lock;
 use std::collections::HashMap;
 use std::hash::Hash;
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
+
+/// Who a share counts against: the principal on a protected server, else the client's address when the
+/// server knows it. `None` from [`Client::of`]: the client can't be told apart, and only totals count.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Client {
+    Principal(String),
+    Addr(IpAddr),
+}
+
+impl Client {
+    /// The client a request comes from, by its verified access token or else its connection's address.
+    pub fn of(caller: Option<&AccessToken>, peer: Option<IpAddr>) -> Option<Self> {
+        match caller {
+            Some(caller) => Some(Client::Principal(caller.principal().as_str().to_owned())),
+            None => peer.map(Client::Addr),
+        }
+    }
+}
 
 /// The tallies of the keys that hold something (or whose tally someone keeps), each within `per_key`.
 pub(crate) struct Shares<K: Eq + Hash + Clone> {

@@ -376,9 +376,37 @@ pub async fn try_send_http(
     headers: &[(&str, &str)],
     body: &str,
 ) -> Result<HttpReply, String> {
+    let stream = tokio::net::TcpStream::connect(addr).await.map_err(|e| format!("connect: {e}"))?;
+    exchange(stream, addr, method, path, headers, body).await
+}
+
+/// As [`send_http`], from a connection bound to the loopback address `from` (`127.0.0.2`, say): another
+/// client, to a server that tells clients apart by address.
+pub async fn send_http_from(
+    from: std::net::IpAddr,
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> HttpReply {
+    let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+    socket.bind((from, 0).into()).unwrap_or_else(|e| panic!("bind {from}: {e}"));
+    let stream = socket.connect(addr).await.unwrap_or_else(|e| panic!("connect from {from}: {e}"));
+    exchange(stream, addr, method, path, headers, body).await.unwrap_or_else(|e| panic!("{method} {path}: {e}"))
+}
+
+/// Sends one request on `stream` and reads the whole response.
+async fn exchange(
+    mut stream: tokio::net::TcpStream,
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Result<HttpReply, String> {
     use std::io::ErrorKind;
     use tokio::io::AsyncReadExt;
-    let mut stream = tokio::net::TcpStream::connect(addr).await.map_err(|e| format!("connect: {e}"))?;
     let mut request = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
     if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
         request.push_str(&format!("Host: {addr}\r\n"));

@@ -48,12 +48,15 @@ pub const FASTMCP: &[(&str, &str)] = &[
     ("sync", "0.0"),
     // Rate-limited logging of floods (refused tokens, failing accepts).
     ("log_every", "0.1"),
-    // Each client's share of a bounded resource (connections, streams).
-    ("shares", "0.1"),
+    // Each client's share of what outlives its requests (a one-time flow's consumed rounds), ended by the clock.
+    ("leases", "0.1"),
     // A request's cancellation: an atomic flag, the handler's CancellationToken made only when asked for.
     ("cancel", "0.1"),
     // Authorization: tokens, verifiers, access rules, the edge; knows nothing of MCP messages.
     ("auth", "0.2"),
+    // Who a client is (its principal, else its address) and each client's share of a bounded resource
+    // (connections, streams, requests).
+    ("shares", "0.3"),
     ("error", "0.1"),
     ("state", "0.2"),
     // The shared store (memory, Redis): keys with expiry, insert-if-absent, publish/subscribe.

@@ -8,10 +8,19 @@
 //! call, which `legacy_calls_of_a_one_time_tool_are_fresh_calls` shows.
 
 use fastmcp::prelude::*;
-use fastmcp_tests::{InProcess, StdioClient, example_bin, first_text, modern_meta, send_http, serve_in_process};
+use fastmcp::state::RequestStateConfig;
+use fastmcp_tests::{InProcess, StdioClient, example_bin, first_text, modern_meta, send_http_from, serve_in_process};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
+use std::net::{IpAddr, Ipv4Addr};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::time::Instant;
+
+/// The client the tests' requests come from, and another one, told apart by address.
+const ONE: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
+const OTHER: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2));
 
 #[elicit]
 struct Confirm {
@@ -58,13 +67,22 @@ async fn server() -> InProcess {
     serve_in_process(FastMcp::new("one-time").tool(wipe).tool(pay).tool(preview).build().unwrap()).await
 }
 
-async fn call(s: &InProcess, name: &str, arguments: Value, retry: Option<(&Value, &str)>) -> Value {
+/// A `tools/call` of `name`, its first round or (with answers and state) a retry.
+fn call_params(name: &str, arguments: Value, retry: Option<(&Value, &str)>) -> Value {
     let mut params = json!({"_meta": modern_meta(json!({"elicitation": {}})), "name": name, "arguments": arguments});
     if let Some((responses, state)) = retry {
         params["inputResponses"] = responses.clone();
         params["requestState"] = json!(state);
     }
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string();
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+}
+
+async fn call(s: &InProcess, name: &str, arguments: Value, retry: Option<(&Value, &str)>) -> Value {
+    call_from(ONE, s, name, arguments, retry).await
+}
+
+async fn call_from(from: IpAddr, s: &InProcess, name: &str, arguments: Value, retry: Option<(&Value, &str)>) -> Value {
+    let body = call_params(name, arguments, retry).to_string();
     let headers = [
         ("Content-Type", "application/json"),
         ("Accept", "application/json, text/event-stream"),
@@ -72,13 +90,22 @@ async fn call(s: &InProcess, name: &str, arguments: Value, retry: Option<(&Value
         ("Mcp-Method", "tools/call"),
         ("Mcp-Name", name),
     ];
-    let reply = send_http(s.addr, "POST", "/mcp", &headers, &body).await;
+    let reply = send_http_from(from, s.addr, "POST", "/mcp", &headers, &body).await;
     reply.response()
 }
 
 /// Round 1 of `name`: the answer to its one question (yes) and the state of the final round.
 async fn final_round(s: &InProcess, name: &str, arguments: &Value) -> (Value, String) {
-    let r = call(s, name, arguments.clone(), None).await;
+    final_round_from(ONE, s, name, arguments).await
+}
+
+async fn final_round_from(from: IpAddr, s: &InProcess, name: &str, arguments: &Value) -> (Value, String) {
+    let r = call_from(from, s, name, arguments.clone(), None).await;
+    answers_and_state(&r)
+}
+
+/// The answer (yes) to a round's one question, and its state.
+fn answers_and_state(r: &Value) -> (Value, String) {
     assert_eq!(r["result"]["resultType"], "input_required", "{r}");
     let key = r["result"]["inputRequests"].as_object().unwrap().keys().next().unwrap().clone();
     let state = r["result"]["requestState"].as_str().unwrap().to_owned();
@@ -197,5 +224,69 @@ async fn legacy_calls_of_a_one_time_tool_are_fresh_calls() {
             .await;
         assert_eq!(asked.len(), 1, "each call asks afresh: {asked:?}");
         assert_eq!(first_text(&done["result"]), "Deployment of web cancelled.", "{done}");
+    }
+}
+
+/// A server whose one-time rounds a client may keep one of at once, each for `ttl`.
+fn one_each(ttl: Duration) -> fastmcp::Server {
+    let state = RequestStateConfig::default().ttl(ttl);
+    FastMcp::new("one-time").tool(pay).max_one_time_rounds_per_client(1).request_state(state).build().unwrap()
+}
+
+/// A client completing one-time flows keeps its own share of the consumed-round records, not the store's: past
+/// `max_one_time_rounds_per_client` its final round is refused (`-32603`, naming the limit) without running
+/// or using up its token, while another client's flows complete. Once the client's oldest record expires,
+/// the refused round runs, once.
+#[tokio::test]
+async fn over_http_a_client_keeps_its_share_of_consumed_rounds_and_another_client_its_own() {
+    let ttl = Duration::from_secs(2);
+    let s = serve_in_process(one_each(ttl)).await;
+    let started = Instant::now();
+    let (answers, state) = final_round_from(ONE, &s, "pay", &json!({"amount": 21})).await;
+    let done = call_from(ONE, &s, "pay", json!({"amount": 21}), Some((&answers, &state))).await;
+    assert_eq!(first_text(&done["result"]), "paid 21: true", "{done}");
+
+    // Minted a second after the first: it outlives the first's record by as much.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let (answers, state) = final_round_from(ONE, &s, "pay", &json!({"amount": 22})).await;
+    let refused = call_from(ONE, &s, "pay", json!({"amount": 22}), Some((&answers, &state))).await;
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("keeps 1 consumed one-time rounds already"), "{refused}");
+    assert!(message.contains("FastMcp::max_one_time_rounds_per_client"), "{refused}");
+    assert_eq!(ran("pay 22"), 0, "the refused round did not run");
+
+    let (other_answers, other_state) = final_round_from(OTHER, &s, "pay", &json!({"amount": 23})).await;
+    let other = call_from(OTHER, &s, "pay", json!({"amount": 23}), Some((&other_answers, &other_state))).await;
+    assert_eq!(first_text(&other["result"]), "paid 23: true", "another client has its own share: {other}");
+
+    tokio::time::sleep_until(started + ttl + Duration::from_millis(300)).await;
+    let done = call_from(ONE, &s, "pay", json!({"amount": 22}), Some((&answers, &state))).await;
+    assert_eq!(first_text(&done["result"]), "paid 22: true", "the refused token was left unused: {done}");
+    assert_eq!(ran("pay 22"), 1);
+    assert_consumed(&call_from(ONE, &s, "pay", json!({"amount": 22}), Some((&answers, &state))).await);
+}
+
+/// Stdio serves one client, which the server can't tell apart from anyone: its records count against the
+/// store's bound only, so a share of one does not stop its second flow.
+#[tokio::test]
+async fn over_stdio_the_one_client_is_held_to_the_stores_bound_only() {
+    let (client, server_end) = tokio::io::duplex(64 * 1024);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    let server = one_each(Duration::from_secs(60));
+    tokio::spawn(async move { server.serve_io(server_read, server_write).await });
+    let (read, mut write) = tokio::io::split(client);
+    let mut lines = BufReader::new(read).lines();
+    let mut request = async |message: Value| {
+        write.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+        let line = lines.next_line().await.unwrap().expect("an answer");
+        serde_json::from_str::<Value>(&line).unwrap()
+    };
+    for amount in [31, 32] {
+        let (answers, state) = answers_and_state(&request(call_params("pay", json!({"amount": amount}), None)).await);
+        let retry = call_params("pay", json!({"amount": amount}), Some((&answers, &state)));
+        let done = request(retry.clone()).await;
+        assert_eq!(first_text(&done["result"]), format!("paid {amount}: true"), "{done}");
+        assert_consumed(&request(retry).await);
     }
 }

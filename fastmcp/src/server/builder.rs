@@ -10,6 +10,7 @@ use super::running::{Server, ServerInner};
 use crate::auth::{Gate, ProtectedResource};
 use crate::error::{Error, Result};
 use crate::handler::{PromptHandler, ResourceHandler, ToolHandler};
+use crate::leases::Leases;
 use crate::protocol::{CacheHint, CacheScope, Implementation};
 use crate::state::{RequestStateConfig, StateCodec, StateKeys};
 use crate::store::{MemoryStore, Store};
@@ -136,6 +137,11 @@ pub struct Options {
     /// store, so one caller can't take every slot of [`max_tasks`](Self::max_tasks). Anonymous callers share
     /// the server-wide limit only.
     pub max_tasks_per_principal: usize,
+    /// One-time flows: the consumed-round records one client keeps at once on this replica, each until its
+    /// token expires, so one client's flood can't fill the store's bound for everyone. A client is its
+    /// principal, else its address over HTTP; requests the server can't tell apart (stdio's one client)
+    /// count against the store's bound only.
+    pub max_one_time_rounds_per_client: usize,
 }
 
 impl Options {
@@ -171,6 +177,8 @@ impl Default for Options {
             max_reply_bytes: None,
             max_uri_bytes: 8 * 1024,
             max_tasks_per_principal: 100,
+            // A tenth of `MemoryStore`'s default bound: ten clients at their share to fill it.
+            max_one_time_rounds_per_client: 100_000,
         }
     }
 }
@@ -477,6 +485,18 @@ impl FastMcp {
         self
     }
 
+    /// One-time flows (`#[tool(once)]`, `destructive`): the consumed-round records one client keeps at once
+    /// on this replica (default 100 000, at least 1). Each stays until its token expires, and the store's
+    /// bound ([`MemoryStore::with_max_entries`]) is shared by every client, so without a share of its own one
+    /// client completing one-time flows fast enough would leave no room for anyone else's. A final round past
+    /// it fails with a `-32603` error that names this limit, and its token stays unused, to be sent again
+    /// once one of the client's records expires. A client is its principal on a protected server, else its
+    /// address ([`PeerAddr`](crate::PeerAddr)); stdio's one client counts against the store's bound only.
+    pub fn max_one_time_rounds_per_client(mut self, rounds: usize) -> Self {
+        self.options.max_one_time_rounds_per_client = rounds.max(1);
+        self
+    }
+
     /// Checks the registrations (unique names, valid templates) and builds the [`Server`] that serves them.
     pub fn build(self) -> Result<Server> {
         let catalog = Catalog::new(self.registration, self.tags);
@@ -510,6 +530,7 @@ impl FastMcp {
                 StateCodec::new(self.request_state.clone()).map_err(|e| Error::msg(format!("request state: {e}")))?;
             let _ = state.set(codec);
         }
+        let one_time = Leases::new(self.options.max_one_time_rounds_per_client);
         Ok(Server {
             inner: Arc::new(ServerInner {
                 info: self.info,
@@ -526,6 +547,7 @@ impl FastMcp {
                 closing: CancellationToken::new(),
                 gate,
                 middleware,
+                one_time,
             }),
         })
     }

@@ -8,7 +8,9 @@ use super::registry::Registry;
 use crate::auth::Gate;
 use crate::context::Announce;
 use crate::error::{Error, Result};
+use crate::leases::Leases;
 use crate::protocol::{Implementation, ListChanged};
+use crate::shares::Client;
 use crate::state::{RequestStateConfig, StateCodec};
 use arc_swap::ArcSwap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -47,6 +49,8 @@ pub(crate) struct ServerInner {
     pub gate: Option<Arc<Gate>>,
     /// Around every round of dispatch, outermost first.
     pub middleware: super::middleware::Chain,
+    /// Each client's consumed-round records of one-time flows on this replica, until their tokens expire.
+    pub one_time: Arc<Leases<Client>>,
 }
 
 impl Server {
@@ -59,6 +63,12 @@ impl Server {
     /// kept under it (a cached answer) is no staler than what clients know.
     pub fn generation(&self) -> u64 {
         self.inner.changes.generation()
+    }
+
+    /// Each client's consumed-round records of one-time flows
+    /// ([`max_one_time_rounds_per_client`](super::FastMcp::max_one_time_rounds_per_client)).
+    pub(crate) fn one_time_rounds(&self) -> &Arc<Leases<Client>> {
+        &self.inner.one_time
     }
 
     /// The store replicas share (in-memory by default).

@@ -16,7 +16,7 @@ pub(crate) mod tasks;
 
 use super::classify::{Answer, Body, Classified, Delivery, Headers, Retry, Status};
 use crate::cancel::Cancel;
-use crate::context::{self, Context, Extras, SessionState};
+use crate::context::{self, Context, Extras, HttpRequest, SessionState};
 use crate::error::Error;
 use crate::flow::Resume;
 use crate::handler::TaskSupport;
@@ -29,6 +29,7 @@ use crate::server::call::Call;
 use crate::server::dispatch::{Outcome, TaskPoints};
 use crate::server::registry::Registry;
 use crate::server::reply::Reply;
+use crate::shares::Client;
 use envelope::Envelope;
 use link::ModernLink;
 use render::render;
@@ -269,17 +270,21 @@ async fn serve_call(
             }
         }
     };
-    if let Some(ticket) = &ticket
-        && let Err(e) = ticket.claim(server).await
-    {
-        return Wire::Error(e);
-    }
+    let claim = match ticket {
+        Some(ticket) => {
+            match ticket.claim(server, Client::of(ctx.auth(), ctx.http().and_then(HttpRequest::peer_addr))).await {
+                Ok(claim) => Some(claim),
+                Err(e) => return Wire::Error(e),
+            }
+        }
+        None => None,
+    };
     let points = if as_task { TaskPoints::Stop } else { TaskPoints::PassThrough };
     let mut round = prepared.run(ctx, resume, points).await;
-    if let Some(ticket) = &ticket
+    if let Some(claim) = claim
         && matches!(round, Outcome::Suspended(_) | Outcome::Error(_))
     {
-        ticket.release(server).await;
+        claim.release(server).await;
     }
     if first_round && let Outcome::Suspended(suspension) = round {
         round = match state::answered_upfront(suspension, &mut input_responses) {

@@ -4,15 +4,18 @@
 
 use crate::error::Error;
 use crate::flow::{Resume, Suspension};
+use crate::leases::Lease;
 use crate::protocol::{ClientCapabilities, InputRequests, InputResponses};
 use crate::protocol::{ErrorObject, codes};
 use crate::server::Server;
 use crate::server::reply::Reply;
+use crate::shares::Client;
 use crate::state::{Binding, INVALID_STATE_MESSAGE};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::SystemTime;
+use tokio::time::Instant;
 
 /// The `data.reason` of a replayed final round of a one-time flow.
 pub(crate) const CONSUMED_REASON: &str = "request_state_consumed";
@@ -119,6 +122,18 @@ pub(crate) struct Ticket {
     expires: SystemTime,
 }
 
+/// A one-time round's claim on its token, held while the round runs: [`Claim::release`] when the round did
+/// not complete the call. Dropped otherwise (the round completed, or was cancelled partway), the record stays
+/// until the token expires, counted against its client until then.
+pub(crate) struct Claim {
+    key: String,
+    /// The claim's place among its client's records, ending with the record (`None`: a client the server
+    /// can't tell apart).
+    lease: Option<Lease<Client>>,
+    /// When the record, and so the lease, ends.
+    ends: Instant,
+}
+
 impl Ticket {
     /// `consumed:` and the id in lowercase hex.
     fn key(&self) -> String {
@@ -129,25 +144,55 @@ impl Ticket {
         key
     }
 
-    /// Claims the token for the one round of a one-time flow that may run from it: `-32602`
-    /// "request_state_consumed" when it was claimed already, `-32603` when the store can't say.
-    pub async fn claim(&self, server: &Server) -> Result<(), Error> {
+    /// Claims the token for the one round of a one-time flow that may run from it, for `client`: `-32602`
+    /// "request_state_consumed" when it was claimed already, `-32603` when the client keeps its share of
+    /// records already ([`FastMcp::max_one_time_rounds_per_client`]) or the store can't say. A refused claim
+    /// leaves the token as it was.
+    ///
+    /// [`FastMcp::max_one_time_rounds_per_client`]: crate::FastMcp::max_one_time_rounds_per_client
+    pub async fn claim(&self, server: &Server, client: Option<Client>) -> Result<Claim, Error> {
         // A record that outlives the token by nothing: past its expiry the token is refused anyway.
         let ttl = self.expires.duration_since(SystemTime::now()).unwrap_or_default();
-        let fresh = server.store().insert_if_absent(&self.key(), b"", ttl).await.map_err(|e| e.to_rpc())?;
-        if fresh {
-            return Ok(());
+        let mut claim = Claim { key: self.key(), lease: None, ends: Instant::now() + ttl };
+        // The record first, so that a replay is told so whatever its client holds.
+        let fresh = server.store().insert_if_absent(&claim.key, b"", ttl).await.map_err(|e| e.to_rpc())?;
+        if !fresh {
+            tracing::info!("requestState refused: the final round of a one-time flow was sent again");
+            let data = serde_json::json!({ "reason": CONSUMED_REASON });
+            return Err(Error::rpc(ErrorObject::new(codes::INVALID_PARAMS, INVALID_STATE_MESSAGE).with_data(data)));
         }
-        tracing::info!("requestState refused: the final round of a one-time flow was sent again");
-        let data = serde_json::json!({ "reason": CONSUMED_REASON });
-        Err(Error::rpc(ErrorObject::new(codes::INVALID_PARAMS, INVALID_STATE_MESSAGE).with_data(data)))
+        if let Some(client) = client {
+            let rounds = server.one_time_rounds();
+            claim.lease = rounds.take(client);
+            if claim.lease.is_none() {
+                let limit = rounds.per_key();
+                tracing::info!("a one-time round refused: its client keeps {limit} consumed rounds already");
+                claim.release(server).await;
+                return Err(Error::internal(format!(
+                    "this client keeps {limit} consumed one-time rounds already \
+                     (FastMcp::max_one_time_rounds_per_client); send this round again once the oldest expires"
+                )));
+            }
+        }
+        Ok(claim)
     }
+}
 
+impl Claim {
     /// Gives the claim back: the round did not complete the call, so the token may be used again.
-    pub async fn release(&self, server: &Server) {
-        if let Err(e) = server.store().delete(&self.key()).await {
+    pub async fn release(mut self, server: &Server) {
+        match server.store().delete(&self.key).await {
+            Ok(()) => drop(self.lease.take()),
             // The token stays consumed until it expires: a retry is refused, never run twice.
-            tracing::warn!("could not release a one-time round's claim: {e}");
+            Err(e) => tracing::warn!("could not release a one-time round's claim: {e}"),
+        }
+    }
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        if let Some(lease) = self.lease.take() {
+            lease.keep_until(self.ends);
         }
     }
 }

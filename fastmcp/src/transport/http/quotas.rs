@@ -9,10 +9,9 @@
 //! `DELETE`, idleness, shutdown).
 
 use super::sse::Response;
-use super::streams::Client;
 use crate::era::{Classified, Delivery};
 use crate::protocol::{ErrorObject, RequestId, error_json};
-use crate::shares::{Share, Shares, Tally};
+use crate::shares::{Client, Share, Shares, Tally};
 use bytes::Bytes;
 use http::StatusCode;
 use http::header::{self, HeaderValue};

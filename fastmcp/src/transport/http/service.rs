@@ -11,13 +11,14 @@ use super::quotas::{Held, Peer, Quotas};
 use super::request_body;
 use super::session::Sessions;
 use super::sse::{self, Body, EventLog, Response, Retention, holding};
-use super::streams::{AtCap, Client, PeerAddr, Streams};
+use super::streams::{AtCap, PeerAddr, Streams};
 use crate::auth::{self, AccessToken, Gate, Refused};
 use crate::cancel::Cancel;
 use crate::context::{HttpParts, HttpRequest};
 use crate::era::{self, Answer, Classified, Connection, Delivery, Engine, Message, SessionUse, Status, Stream};
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, codes, error_json};
 use crate::server::Server;
+use crate::shares::Client;
 use crate::store::StoreError;
 use bytes::Bytes;
 use http::header::{self, HeaderMap, HeaderValue};
@@ -162,7 +163,12 @@ impl McpService {
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         let (parts, body) = req.into_parts();
-        let head = Arc::new(Head { method: parts.method, uri: parts.uri, headers: parts.headers });
+        let head = Arc::new(Head {
+            method: parts.method,
+            uri: parts.uri,
+            headers: parts.headers,
+            peer: peer.as_ref().map(|p| p.ip),
+        });
         let endpoint = self.endpoint.clone();
         Box::pin(async move { Ok(endpoint.handle(head, body, peer).await) })
     }
@@ -241,6 +247,7 @@ struct Head {
     method: Method,
     uri: http::Uri,
     headers: HeaderMap,
+    peer: Option<IpAddr>,
 }
 
 impl HttpParts for Head {
@@ -254,6 +261,10 @@ impl HttpParts for Head {
 
     fn headers(&self) -> Vec<(&str, &[u8])> {
         self.headers.iter().map(|(name, value)| (name.as_str(), value.as_bytes())).collect()
+    }
+
+    fn peer(&self) -> Option<IpAddr> {
+        self.peer
     }
 }
 
@@ -309,13 +320,9 @@ fn streams_full(id: Option<&RequestId>, full: &AtCap) -> Response {
     response
 }
 
-/// Who a stream, a request or a session counts against: the principal when there is one, else the client's
-/// address if known.
+/// Who a stream, a request or a session counts against ([`Client::of`]).
 fn client_of(caller: Option<&AccessToken>, peer: Option<&Peer>) -> Option<Client> {
-    match caller {
-        Some(caller) => Some(Client::Principal(caller.principal().as_str().to_owned())),
-        None => peer.map(|peer| Client::Addr(peer.ip)),
-    }
+    Client::of(caller, peer.map(|peer| peer.ip))
 }
 
 /// The shared store holding sessions could not be reached: the request was fine, try again later.

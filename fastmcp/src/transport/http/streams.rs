@@ -3,18 +3,10 @@
 //! bounded. A stream holds its [`Slot`] in its response body; the slot is free again when the body is
 //! dropped (the stream ended, or the client went away).
 
-use crate::shares::{Share, Shares};
+use crate::shares::{Client, Share, Shares};
 use crate::sync::lock;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
-
-/// Who holds a stream, for the per-client cap: the principal on a protected server, else the client's
-/// address when the server knows it. `None`: only the total counts.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) enum Client {
-    Principal(String),
-    Addr(IpAddr),
-}
 
 /// The address a request's connection comes from, in the request's extensions: who an unauthenticated
 /// client is under the per-client caps (`HttpOptions::max_streams_per_client`, `max_requests_per_client`,
