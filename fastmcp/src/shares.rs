@@ -1,6 +1,7 @@
-//! Each client's share of a bounded resource (connections, long-lived streams, requests being served):
-//! what one key holds is counted, refused past its cap, and given back when the [`Share`] is dropped, so one
-//! client can't take every slot from everyone else.
+//! Who a client is ([`Client::of`], the one place that decides it), and each client's share of a bounded
+//! resource (connections, long-lived streams, requests being served): what one key holds is counted,
+//! refused past its cap, and given back when the [`Share`] is dropped, so one client can't take every slot
+//! from everyone else.
 //!
 //! A key's count is a [`Tally`] of its own, found under a lock once and then counted atomically. Whoever
 //! takes for the same key again and again (a connection, for its client's requests) keeps the tally, so each

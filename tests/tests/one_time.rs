@@ -267,8 +267,8 @@ async fn over_http_a_client_keeps_its_share_of_consumed_rounds_and_another_clien
     assert_consumed(&call_from(ONE, &s, "pay", json!({"amount": 22}), Some((&answers, &state))).await);
 }
 
-/// Stdio serves one client, which the server can't tell apart from anyone: its records count against the
-/// store's bound only, so a share of one does not stop its second flow.
+/// Stdio's anonymous client has neither a principal nor an address to be counted by: its records count
+/// against the store's bound only, so a share of one does not stop its second flow.
 #[tokio::test]
 async fn over_stdio_the_one_client_is_held_to_the_stores_bound_only() {
     let (client, server_end) = tokio::io::duplex(64 * 1024);

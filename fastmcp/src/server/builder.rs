@@ -139,8 +139,8 @@ pub struct Options {
     pub max_tasks_per_principal: usize,
     /// One-time flows: the consumed-round records one client keeps at once on this replica, each until its
     /// token expires, so one client's flood can't fill the store's bound for everyone. A client is its
-    /// principal, else its address over HTTP; requests the server can't tell apart (stdio's one client)
-    /// count against the store's bound only.
+    /// principal, else its address over HTTP; one that is neither (stdio's anonymous client) counts against the
+    /// store's bound only.
     pub max_one_time_rounds_per_client: usize,
 }
 
@@ -491,7 +491,8 @@ impl FastMcp {
     /// client completing one-time flows fast enough would leave no room for anyone else's. A final round past
     /// it fails with a `-32603` error that names this limit, and its token stays unused, to be sent again
     /// once one of the client's records expires. A client is its principal on a protected server, else its
-    /// address ([`PeerAddr`](crate::PeerAddr)); stdio's one client counts against the store's bound only.
+    /// address over HTTP ([`PeerAddr`](crate::PeerAddr)); one that is neither (stdio's anonymous client)
+    /// counts against the store's bound only.
     pub fn max_one_time_rounds_per_client(mut self, rounds: usize) -> Self {
         self.options.max_one_time_rounds_per_client = rounds.max(1);
         self
