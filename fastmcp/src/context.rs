@@ -321,8 +321,7 @@ impl HttpRequest {
     }
 
     /// The address of the client's connection: known under `serve_http`, or where the application that
-    /// mounts [`McpService`](crate::McpService) puts a [`PeerAddr`](crate::PeerAddr) in the request's
-    /// extensions.
+    /// mounts `McpService` puts a `PeerAddr` in the request's extensions.
     pub fn peer_addr(&self) -> Option<IpAddr> {
         self.parts.peer()
     }

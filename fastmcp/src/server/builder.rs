@@ -491,7 +491,7 @@ impl FastMcp {
     /// client completing one-time flows fast enough would leave no room for anyone else's. A final round past
     /// it fails with a `-32603` error that names this limit, and its token stays unused, to be sent again
     /// once one of the client's records expires. A client is its principal on a protected server, else its
-    /// address over HTTP ([`PeerAddr`](crate::PeerAddr)); one that is neither (stdio's anonymous client)
+    /// address over HTTP (`PeerAddr`); one that is neither (stdio's anonymous client)
     /// counts against the store's bound only.
     pub fn max_one_time_rounds_per_client(mut self, rounds: usize) -> Self {
         self.options.max_one_time_rounds_per_client = rounds.max(1);
