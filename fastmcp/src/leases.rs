@@ -4,9 +4,9 @@
 //! fill a bound everyone shares.
 //!
 //! A key's leases are the instants they end, in a heap, plus those taken and not yet kept or given back
-//! (the round is still running). Each take drops the key's ended leases first; a key left with none is
-//! forgotten, there or in a sweep of every key once the map has doubled since the last, so the map holds
-//! only keys with live leases.
+//! (the round is still running). Each take drops the key's ended leases first. A key left with none is
+//! forgotten when its last lease is given back, or in a sweep of every key once the map has doubled since
+//! the last, so the map holds keys with live leases and at most as many others.
 
 use crate::sync::lock;
 use std::cmp::Reverse;
@@ -21,8 +21,9 @@ pub(crate) struct Leases<K: Eq + Hash + Clone> {
     held: Mutex<Held<K>>,
 }
 
+/// The map's hasher: foldhash, seeded per map, as the in-flight map's (see `foldhash` in Cargo.toml).
 struct Held<K> {
-    keys: HashMap<K, KeyLeases>,
+    keys: HashMap<K, KeyLeases, foldhash::fast::RandomState>,
     /// The number of keys at which the next take sweeps every key.
     sweep_at: usize,
 }
@@ -50,7 +51,7 @@ const FIRST_SWEEP: usize = 64;
 
 impl<K: Eq + Hash + Clone> Leases<K> {
     pub fn new(per_key: usize) -> Arc<Self> {
-        let held = Held { keys: HashMap::new(), sweep_at: FIRST_SWEEP };
+        let held = Held { keys: HashMap::default(), sweep_at: FIRST_SWEEP };
         Arc::new(Self { per_key: per_key.max(1), held: Mutex::new(held) })
     }
 
@@ -76,16 +77,16 @@ impl<K: Eq + Hash + Clone> Leases<K> {
         Some(Lease { leases: self.clone(), key: Some(key) })
     }
 
-    /// Settles one pending lease of `key`: kept until `end`, or given back.
+    /// Settles one pending lease of `key`: kept until `end`, or given back. Ended leases wait for the key's
+    /// next take, or a sweep.
     fn settle(&self, key: &K, end: Option<Instant>) {
         let mut held = lock(&self.held);
         let Some(leases) = held.keys.get_mut(key) else { return };
         leases.pending = leases.pending.saturating_sub(1);
-        if let Some(end) = end {
-            leases.ends.push(Reverse(end));
-        }
-        if leases.expire(Instant::now()) {
-            held.keys.remove(key);
+        match end {
+            Some(end) => leases.ends.push(Reverse(end)),
+            None if leases.ends.is_empty() && leases.pending == 0 => drop(held.keys.remove(key)),
+            None => {}
         }
     }
 
