@@ -251,9 +251,10 @@ pub(crate) fn answered_upfront(
 mod tests {
     use super::{Asking, Ticket};
     use crate::protocol::RequestId;
+    use crate::shares::Client;
     use serde_json::json;
     use serde_json::value::RawValue;
-    use std::time::SystemTime;
+    use std::time::{Duration, SystemTime};
 
     fn result(asking: Asking) -> serde_json::Value {
         let line = asking.into_reply().into_response(&RequestId::Number(1), |_| {});
@@ -280,6 +281,29 @@ mod tests {
         }
         assert!(super::is_plain("v1.ABCxyz019-_.x"));
         assert!(!super::is_plain("v1.a+b/c="));
+    }
+
+    /// A claim keeps its place in its client's share unless released: dropped (its round completed, or was
+    /// cancelled partway) its record stays, so a client can't free its share by dropping its rounds.
+    #[tokio::test]
+    async fn a_claim_holds_its_clients_share_until_released() {
+        let server = crate::FastMcp::new("share").max_one_time_rounds_per_client(1).build().unwrap();
+        let ticket = |n: u8| Ticket { id: [n; 16], expires: SystemTime::now() + Duration::from_secs(60) };
+        let client = || Some(Client::Addr([127, 0, 0, 9].into()));
+        let over_share = |refused: crate::Error| {
+            assert_eq!(refused.code(), Some(crate::protocol::codes::INTERNAL_ERROR), "{refused}");
+            assert!(refused.to_string().contains("FastMcp::max_one_time_rounds_per_client"), "{refused}");
+        };
+
+        let first = ticket(1).claim(&server, client()).await.unwrap();
+        over_share(ticket(2).claim(&server, client()).await.err().expect("the share is held"));
+        ticket(3).claim(&server, None).await.expect("a client told apart from no one counts in no share");
+        first.release(&server).await;
+        drop(ticket(2).claim(&server, client()).await.expect("a released claim gives its place back"));
+        over_share(ticket(4).claim(&server, client()).await.err().expect("a dropped claim keeps its place"));
+        // The refused tokens were left unused: only the store's records say what was consumed.
+        assert!(server.store().get(&ticket(4).key()).await.unwrap().is_none());
+        assert!(server.store().get(&ticket(2).key()).await.unwrap().is_some());
     }
 
     #[test]
