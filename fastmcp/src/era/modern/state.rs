@@ -297,7 +297,7 @@ mod tests {
 
         let first = ticket(1).claim(&server, client()).await.unwrap();
         over_share(ticket(2).claim(&server, client()).await.err().expect("the share is held"));
-        ticket(3).claim(&server, None).await.expect("a client told apart from no one counts in no share");
+        ticket(3).claim(&server, None).await.expect("a client the server can't tell apart counts in no share");
         first.release(&server).await;
         drop(ticket(2).claim(&server, client()).await.expect("a released claim gives its place back"));
         over_share(ticket(4).claim(&server, client()).await.err().expect("a dropped claim keeps its place"));
