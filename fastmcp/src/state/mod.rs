@@ -227,6 +227,12 @@ impl Resumed {
     }
 }
 
+impl Drop for Resumed {
+    fn drop(&mut self) {
+        Scratch::give_back(std::mem::take(&mut self.locals).into_bytes());
+    }
+}
+
 impl fmt::Debug for Resumed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // The locals may be confidential: show only their size.
@@ -238,9 +244,11 @@ impl fmt::Debug for Resumed {
     }
 }
 
-/// The buffer a token's body is assembled in, kept per thread between tokens so minting does not allocate
-/// and grow one each time. Taken out of the thread's slot while in use (a re-entrant mint just gets a fresh
-/// one) and put back only if it is no larger than [`DEFAULT_MAX_TOKEN_BYTES`].
+/// The buffer a token's body is assembled in when minted, or decoded into when opened, kept per thread
+/// between tokens so neither allocates and grows one each time: a round that opens a token and mints the next
+/// reuses one buffer. Taken out of the thread's slot while in use (a re-entrant use just gets a fresh one) and
+/// put back only if it is no larger than [`DEFAULT_MAX_TOKEN_BYTES`]. An opened token's locals keep it until
+/// their [`Resumed`] drops.
 struct Scratch(Vec<u8>);
 
 thread_local! {
@@ -253,15 +261,23 @@ impl Scratch {
         buf.clear();
         Self(buf)
     }
+
+    /// The buffer, for a [`Resumed`] to own and give back when it drops.
+    fn into_inner(mut self) -> Vec<u8> {
+        std::mem::take(&mut self.0)
+    }
+
+    fn give_back(buf: Vec<u8>) {
+        if (1..=DEFAULT_MAX_TOKEN_BYTES).contains(&buf.capacity()) {
+            // Fails only while the thread is being torn down; the buffer is then simply freed.
+            let _ = SCRATCH.try_with(|slot| slot.set(buf));
+        }
+    }
 }
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        if self.0.capacity() <= DEFAULT_MAX_TOKEN_BYTES {
-            let buf = std::mem::take(&mut self.0);
-            // Fails only while the thread is being torn down; the buffer is then simply freed.
-            let _ = SCRATCH.try_with(|slot| slot.set(buf));
-        }
+        Self::give_back(std::mem::take(&mut self.0));
     }
 }
 
@@ -479,13 +495,14 @@ impl StateCodec {
                 let tag = decode_tag::<MAC_BYTES>(mac).ok_or(StateError::Malformed("MAC encoding"))?;
                 // Strict decoding (no padding, no stray trailing bits): one text per body, so a changed
                 // character is a changed body or a refusal.
-                let body = B64.decode_to_vec(payload).map_err(|_| StateError::Malformed("payload encoding"))?;
+                let mut body = Scratch::take();
+                B64.decode_append(payload, &mut body.0).map_err(|_| StateError::Malformed("payload encoding"))?;
                 let prefix = &token.as_bytes()[..version.len() + 1 + kid.len() + 1];
                 // Constant-time comparison.
                 key.mac
                     .clone()
                     .chain_update(prefix)
-                    .chain_update(&body)
+                    .chain_update(&body.0)
                     .verify_slice(&tag)
                     .map_err(|_| StateError::BadSignature)?;
                 (body, HEADER, token_id(&tag))
@@ -498,12 +515,13 @@ impl StateCodec {
                     return Err(StateError::Malformed("tag length"));
                 }
                 let tag = decode_tag::<TAG_BYTES>(mac).ok_or(StateError::Malformed("tag encoding"))?;
-                let mut body = B64.decode_to_vec(payload).map_err(|_| StateError::Malformed("payload encoding"))?;
-                if body.len() < NONCE_BYTES + HEADER {
+                let mut body = Scratch::take();
+                B64.decode_append(payload, &mut body.0).map_err(|_| StateError::Malformed("payload encoding"))?;
+                if body.0.len() < NONCE_BYTES + HEADER {
                     return Err(StateError::Malformed("payload too short"));
                 }
                 let aad = &token.as_bytes()[..version.len() + 1 + kid.len() + 1];
-                let (nonce, ciphertext) = body.split_at_mut(NONCE_BYTES);
+                let (nonce, ciphertext) = body.0.split_at_mut(NONCE_BYTES);
                 key.aead
                     .decrypt_in_place_detached((&*nonce).into(), aad, ciphertext, (&tag).into())
                     .map_err(|_| StateError::BadSignature)?;
@@ -512,7 +530,7 @@ impl StateCodec {
             _ => return Err(StateError::UnknownVersion),
         };
         // Authentic from here on: what follows can only fail for a token this ring minted.
-        let header = Header::read(&body[locals_at - HEADER..]).ok_or(StateError::Malformed("payload too short"))?;
+        let header = Header::read(&body.0[locals_at - HEADER..]).ok_or(StateError::Malformed("payload too short"))?;
         let deadline = header.expires_ms.min(header.issued_ms.saturating_add(self.ttl_ms));
         if unix_ms(now) >= deadline {
             return Err(StateError::Expired);
@@ -523,7 +541,7 @@ impl StateCodec {
         if header.fingerprint != binding.fingerprint() {
             return Err(StateError::StaleFingerprint);
         }
-        let mut locals = body;
+        let mut locals = body.into_inner();
         locals.drain(..locals_at);
         // Validated once here, so restoring reads it as text and skips a check per string.
         let locals = String::from_utf8(locals).map_err(|_| StateError::Undecodable { line: 0, column: 0 })?;

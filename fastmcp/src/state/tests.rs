@@ -103,6 +103,29 @@ fn value_and_raw_json_locals_round_trip() {
     assert_eq!(borrowed.len(), 2);
 }
 
+/// Minting and opening share one buffer per thread: tokens opened while others are held, minted in between,
+/// and refused (a changed body) each keep their own locals, whatever the buffer held before.
+#[test]
+fn opened_tokens_keep_their_own_locals_while_the_thread_mints_and_opens_more() {
+    for form in forms() {
+        let c = codec(form);
+        let seal = |n: u64| c.seal_at(t0(), &binding(), 1, &(plan(), n)).unwrap();
+        let open = |token: &str| c.open_at(t0(), token, &binding());
+        let long = Plan { notes: vec!["x".repeat(900)], ..plan() };
+        let first = open(&c.seal_at(t0(), &binding(), 1, &(&long, 1u64)).unwrap()).unwrap();
+        let second = open(&seal(2)).unwrap();
+        let mut forged = seal(3).into_bytes();
+        let at = forged.len() / 2;
+        forged[at] = if forged[at] == b'A' { b'B' } else { b'A' };
+        assert!(open(std::str::from_utf8(&forged).unwrap()).is_err(), "{form:?}");
+        drop(first);
+        let third = open(&seal(4)).unwrap();
+        assert_eq!(second.restore::<(Plan, u64)>().unwrap(), (plan(), 2), "{form:?}");
+        assert_eq!(third.restore::<(Plan, u64)>().unwrap(), (plan(), 4), "{form:?}");
+        assert_eq!(third.locals_json(), serde_json::to_string(&(plan(), 4u64)).unwrap(), "{form:?}");
+    }
+}
+
 /// An attachment rides beside the locals as text: restoring never reads it, it comes back byte-exact, and a
 /// token without one is the token `seal` mints (so tokens from before attachments open as they did).
 #[test]
