@@ -67,6 +67,11 @@ enum Repr {
     ResourceNotFound(String),
     Message(String),
     Source(Box<dyn std::error::Error + Send + Sync + 'static>),
+    /// `-32603` with `data.retryAfter` (seconds); HTTP 429 with `Retry-After` where the answer has a status.
+    Busy {
+        message: String,
+        retry_after: u64,
+    },
 }
 
 // The constructors are `#[cold]`: a request that succeeds calls none of them, and the branches that do are
@@ -95,6 +100,14 @@ impl Error {
         Self::rpc(ErrorObject::internal(message.to_string()))
     }
 
+    /// The client holds its share of something already: `-32603` with `data.retryAfter`, the whole seconds
+    /// (at least one) until it has room again; on HTTP, where the answer has a status, 429 with `Retry-After`.
+    #[cold]
+    pub(crate) fn busy(message: impl fmt::Display, retry_after: std::time::Duration) -> Self {
+        let retry_after = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
+        Self { repr: Box::new(Repr::Busy { message: message.to_string(), retry_after: retry_after.max(1) }) }
+    }
+
     /// No resource has this URI: `-32002` on the legacy wire, `-32602` on the modern one, with `data.uri`.
     #[cold]
     pub fn resource_not_found(uri: impl Into<String>) -> Self {
@@ -113,6 +126,17 @@ impl Error {
                 ErrorObject::new(code, format!("Resource not found: {uri}")).with_data(json!({ "uri": uri }))
             }
             Repr::Message(_) | Repr::Source(_) => ErrorObject::internal(self.to_string()),
+            Repr::Busy { message, retry_after } => {
+                ErrorObject::internal(message.clone()).with_data(json!({ "retryAfter": retry_after }))
+            }
+        }
+    }
+
+    /// For an error made with [`Error::busy`], the seconds until the client may try again.
+    pub(crate) fn retry_after(&self) -> Option<u64> {
+        match &*self.repr {
+            Repr::Busy { retry_after, .. } => Some(*retry_after),
+            _ => None,
         }
     }
 
@@ -120,6 +144,7 @@ impl Error {
     pub fn code(&self) -> Option<i32> {
         match &*self.repr {
             Repr::Rpc(e) => Some(e.code),
+            Repr::Busy { .. } => Some(codes::INTERNAL_ERROR),
             _ => None,
         }
     }
@@ -130,7 +155,7 @@ impl fmt::Display for Error {
         match &*self.repr {
             Repr::Rpc(e) => f.write_str(&e.message),
             Repr::ResourceNotFound(uri) => write!(f, "Resource not found: {uri}"),
-            Repr::Message(m) => f.write_str(m),
+            Repr::Message(m) | Repr::Busy { message: m, .. } => f.write_str(m),
             Repr::Source(e) => fmt::Display::fmt(e, f),
         }
     }
@@ -143,6 +168,9 @@ impl fmt::Debug for Error {
             Repr::ResourceNotFound(uri) => f.debug_tuple("Error::ResourceNotFound").field(uri).finish(),
             Repr::Message(m) => f.debug_tuple("Error").field(m).finish(),
             Repr::Source(e) => fmt::Debug::fmt(e, f),
+            Repr::Busy { message, retry_after } => {
+                f.debug_struct("Error::Busy").field("message", message).field("retry_after", retry_after).finish()
+            }
         }
     }
 }
@@ -150,5 +178,25 @@ impl fmt::Debug for Error {
 impl<E: std::error::Error + Send + Sync + 'static> From<E> for Error {
     fn from(e: E) -> Self {
         Self { repr: Box::new(Repr::Source(Box::new(e))) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_busy_error_says_in_whole_seconds_when_to_try_again_in_either_era() {
+        for (wait, seconds) in [(Duration::ZERO, 1), (Duration::from_millis(1200), 2), (Duration::from_secs(60), 60)] {
+            let e = Error::busy("full", wait);
+            assert_eq!(e.retry_after(), Some(seconds), "{wait:?}");
+            for era in [Era::Legacy, Era::Modern] {
+                let object = e.to_error_object(era);
+                assert_eq!((object.code, object.message.as_str()), (codes::INTERNAL_ERROR, "full"));
+                assert_eq!(object.data, Some(json!({ "retryAfter": seconds })));
+            }
+        }
+        assert_eq!(Error::internal("x").retry_after(), None);
     }
 }

@@ -58,6 +58,7 @@ pub enum AnswerStatus {
     BadRequest,
     NotFound,
     Refused,
+    TooMany,
 }
 
 /// What classification and, for a modern request, admission made of one message.
@@ -116,6 +117,7 @@ impl Endpoint {
                     Status::BadRequest => AnswerStatus::BadRequest,
                     Status::NotFound => AnswerStatus::NotFound,
                     Status::Refused(_) => AnswerStatus::Refused,
+                    Status::TooMany(_) => AnswerStatus::TooMany,
                 };
                 Admission::Refused { json: answer.json, status, meta }
             }

@@ -60,8 +60,9 @@ impl<K: Eq + Hash + Clone> Leases<K> {
         self.per_key
     }
 
-    /// A lease for `key`, unless it holds its share of live ones already.
-    pub fn take(self: &Arc<Self>, key: K) -> Option<Lease<K>> {
+    /// A lease for `key`, unless it holds its share of live ones already: then when the soonest of its kept
+    /// leases ends (`None` when every one it holds is pending, its round still running).
+    pub fn take(self: &Arc<Self>, key: K) -> Result<Lease<K>, Option<Instant>> {
         let now = Instant::now();
         let mut held = lock(&self.held);
         if held.keys.len() >= held.sweep_at {
@@ -71,10 +72,10 @@ impl<K: Eq + Hash + Clone> Leases<K> {
         let leases = held.keys.entry(key.clone()).or_default();
         leases.expire(now);
         if leases.ends.len() + leases.pending >= self.per_key {
-            return None;
+            return Err(leases.ends.peek().map(|Reverse(end)| *end));
         }
         leases.pending += 1;
-        Some(Lease { leases: self.clone(), key: Some(key) })
+        Ok(Lease { leases: self.clone(), key: Some(key) })
     }
 
     /// Settles one pending lease of `key`: kept until `end`, or given back. Ended leases wait for the key's
@@ -133,23 +134,30 @@ mod tests {
         let end = Instant::now() + Duration::from_secs(10);
         leases.take("a").expect("within the share").keep_until(end);
         let pending = leases.take("a").expect("within the share");
-        assert!(leases.take("a").is_none(), "a pending lease counts as a kept one does");
-        assert!(leases.take("b").is_some(), "another key has its own share");
+        assert_eq!(leases.take("a").err(), Some(Some(end)), "a pending lease counts; room comes at the kept one's end");
+        assert!(leases.take("b").is_ok(), "another key has its own share");
         drop(pending);
         let second = leases.take("a").expect("a lease dropped unkept is given back");
         second.keep_until(end + Duration::from_secs(5));
-        assert!(leases.take("a").is_none());
+        assert_eq!(leases.take("a").err(), Some(Some(end)), "the soonest end, not the latest");
         tokio::time::advance(Duration::from_secs(10)).await;
         leases.take("a").expect("the first lease ended").keep_until(end + Duration::from_secs(5));
-        assert!(leases.take("a").is_none(), "the second has not");
+        assert!(leases.take("a").is_err(), "the second has not");
         tokio::time::advance(Duration::from_secs(5)).await;
-        assert!(leases.take("a").is_some(), "both ended");
+        assert!(leases.take("a").is_ok(), "both ended");
+    }
+
+    #[test]
+    fn a_key_whose_leases_are_all_pending_cannot_say_when_it_has_room() {
+        let leases = Leases::new(1);
+        let _pending = leases.take("a").unwrap();
+        assert_eq!(leases.take("a").err(), Some(None));
     }
 
     #[tokio::test(start_paused = true)]
     async fn keys_whose_leases_all_ended_are_forgotten() {
         let leases = Leases::new(1);
-        drop(leases.take(0));
+        drop(leases.take(0).unwrap());
         assert_eq!(leases.keys(), 0, "a lease given back leaves nothing of its key");
         let end = Instant::now() + Duration::from_secs(1);
         (0..FIRST_SWEEP).for_each(|key| leases.take(key).unwrap().keep_until(end));

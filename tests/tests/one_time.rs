@@ -9,7 +9,9 @@
 
 use fastmcp::prelude::*;
 use fastmcp::state::RequestStateConfig;
-use fastmcp_tests::{InProcess, StdioClient, example_bin, first_text, modern_meta, send_http_from, serve_in_process};
+use fastmcp_tests::{
+    HttpReply, InProcess, StdioClient, example_bin, first_text, modern_meta, send_http_from, serve_in_process,
+};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
@@ -82,6 +84,16 @@ async fn call(s: &InProcess, name: &str, arguments: Value, retry: Option<(&Value
 }
 
 async fn call_from(from: IpAddr, s: &InProcess, name: &str, arguments: Value, retry: Option<(&Value, &str)>) -> Value {
+    post_from(from, s, name, arguments, retry).await.response()
+}
+
+async fn post_from(
+    from: IpAddr,
+    s: &InProcess,
+    name: &str,
+    arguments: Value,
+    retry: Option<(&Value, &str)>,
+) -> HttpReply {
     let body = call_params(name, arguments, retry).to_string();
     let headers = [
         ("Content-Type", "application/json"),
@@ -90,8 +102,7 @@ async fn call_from(from: IpAddr, s: &InProcess, name: &str, arguments: Value, re
         ("Mcp-Method", "tools/call"),
         ("Mcp-Name", name),
     ];
-    let reply = send_http_from(from, s.addr, "POST", "/mcp", &headers, &body).await;
-    reply.response()
+    send_http_from(from, s.addr, "POST", "/mcp", &headers, &body).await
 }
 
 /// Round 1 of `name`: the answer to its one question (yes) and the state of the final round.
@@ -234,9 +245,9 @@ fn one_each(ttl: Duration) -> fastmcp::Server {
 }
 
 /// A client completing one-time flows keeps its own share of the consumed-round records, not the store's: past
-/// `max_one_time_rounds_per_client` its final round is refused (`-32603`, naming the limit) without running
-/// or using up its token, while another client's flows complete. Once the client's oldest record expires,
-/// the refused round runs, once.
+/// `max_one_time_rounds_per_client` its final round is refused (429 with `Retry-After`, and `-32603` naming the
+/// limit, with `data.retryAfter`) without running or using up its token, while another client's flows
+/// complete. Once the client's oldest record expires, the refused round runs, once.
 #[tokio::test]
 async fn over_http_a_client_keeps_its_share_of_consumed_rounds_and_another_client_its_own() {
     let ttl = Duration::from_secs(2);
@@ -249,8 +260,13 @@ async fn over_http_a_client_keeps_its_share_of_consumed_rounds_and_another_clien
     // Minted a second after the first: it outlives the first's record by as much.
     tokio::time::sleep(Duration::from_secs(1)).await;
     let (answers, state) = final_round_from(ONE, &s, "pay", &json!({"amount": 22})).await;
-    let refused = call_from(ONE, &s, "pay", json!({"amount": 22}), Some((&answers, &state))).await;
+    let reply = post_from(ONE, &s, "pay", json!({"amount": 22}), Some((&answers, &state))).await;
+    assert_eq!(reply.status, 429, "{}", reply.body);
+    // The first record ends within the second left of its TTL.
+    assert_eq!(reply.header("retry-after"), Some("1"), "{:?}", reply.headers);
+    let refused = reply.response();
     assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    assert_eq!(refused["error"]["data"], json!({"retryAfter": 1}), "{refused}");
     let message = refused["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("keeps 1 consumed one-time rounds already"), "{refused}");
     assert!(message.contains("FastMcp::max_one_time_rounds_per_client"), "{refused}");

@@ -293,6 +293,8 @@ pub(crate) enum Status {
     NotFound,
     /// The caller may not use what it asked for: 401, or 403 with the scopes to step up to.
     Refused(Refusal),
+    /// The client holds its share already: 429, with `Retry-After` in these seconds.
+    TooMany(u64),
 }
 
 /// A request's answer: the JSON-RPC response's text, and the HTTP status it goes with.

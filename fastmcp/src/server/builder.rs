@@ -489,8 +489,9 @@ impl FastMcp {
     /// on this replica (default 100 000, at least 1). Each stays until its token expires, and the store's
     /// bound ([`MemoryStore::with_max_entries`]) is shared by every client, so without a share of its own one
     /// client completing one-time flows fast enough would leave no room for anyone else's. A final round past
-    /// it fails with a `-32603` error that names this limit, and its token stays unused, to be sent again
-    /// once one of the client's records expires. A client is its principal on a protected server, else its
+    /// it does not run, and its token stays unused, to be sent again once one of the client's records
+    /// expires: the answer is HTTP 429 with `Retry-After` (seconds), and a `-32603` error that names this
+    /// limit, with the same seconds in `data.retryAfter`. A client is its principal on a protected server, else its
     /// address over HTTP (`PeerAddr`); one that is neither (stdio's anonymous client)
     /// counts against the store's bound only.
     pub fn max_one_time_rounds_per_client(mut self, rounds: usize) -> Self {

@@ -202,9 +202,11 @@ impl Admitted {
         }
         .instrument(span)
         .await;
-        // A missing client capability is 400 on HTTP; other handler errors stay in-band.
+        // A missing client capability is 400 on HTTP, a client over its share 429; other handler errors stay
+        // in-band.
         let status = match &wire {
             Wire::Error(e) if e.code() == Some(codes::MISSING_REQUIRED_CLIENT_CAPABILITY) => Status::BadRequest,
+            Wire::Error(e) => e.retry_after().map_or(Status::Ok, Status::TooMany),
             _ => Status::Ok,
         };
         Answer { json: render(server, id, wire), status }

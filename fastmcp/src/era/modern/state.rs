@@ -14,7 +14,7 @@ use crate::state::{Binding, INVALID_STATE_MESSAGE};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 use tokio::time::Instant;
 
 /// The `data.reason` of a replayed final round of a one-time flow.
@@ -145,9 +145,10 @@ impl Ticket {
     }
 
     /// Claims the token for the one round of a one-time flow that may run from it, for `client`: `-32602`
-    /// "request_state_consumed" when it was claimed already, `-32603` when the client keeps its share of
-    /// records already ([`FastMcp::max_one_time_rounds_per_client`]) or the store can't say. A refused claim
-    /// leaves the token as it was.
+    /// "request_state_consumed" when it was claimed already; when the client keeps its share of records
+    /// already ([`FastMcp::max_one_time_rounds_per_client`]), `-32603` with `data.retryAfter` (429 on HTTP), the
+    /// seconds until its oldest record expires; `-32603` when the store can't say. A refused claim leaves the
+    /// token as it was.
     ///
     /// [`FastMcp::max_one_time_rounds_per_client`]: crate::FastMcp::max_one_time_rounds_per_client
     pub async fn claim(&self, server: &Server, client: Option<Client>) -> Result<Claim, Error> {
@@ -163,15 +164,24 @@ impl Ticket {
         }
         if let Some(client) = client {
             let rounds = server.one_time_rounds();
-            claim.lease = rounds.take(client);
-            if claim.lease.is_none() {
-                let limit = rounds.per_key();
-                tracing::info!("a one-time round refused: its client keeps {limit} consumed rounds already");
-                claim.release(server).await;
-                return Err(Error::internal(format!(
-                    "this client keeps {limit} consumed one-time rounds already \
-                     (FastMcp::max_one_time_rounds_per_client); send this round again once the oldest expires"
-                )));
+            match rounds.take(client) {
+                Ok(lease) => claim.lease = Some(lease),
+                Err(room_at) => {
+                    let limit = rounds.per_key();
+                    tracing::info!("a one-time round refused: its client keeps {limit} consumed rounds already");
+                    claim.release(server).await;
+                    // Every lease it holds pending, its round running: how long it keeps one is not known yet.
+                    let wait =
+                        room_at.map_or(Duration::from_secs(1), |at| at.saturating_duration_since(Instant::now()));
+                    return Err(Error::busy(
+                        format!(
+                            "this client keeps {limit} consumed one-time rounds already \
+                             (FastMcp::max_one_time_rounds_per_client); send this round again once the oldest \
+                             expires"
+                        ),
+                        wait,
+                    ));
+                }
             }
         }
         Ok(claim)
@@ -290,13 +300,16 @@ mod tests {
         let server = crate::FastMcp::new("share").max_one_time_rounds_per_client(1).build().unwrap();
         let ticket = |n: u8| Ticket { id: [n; 16], expires: SystemTime::now() + Duration::from_secs(60) };
         let client = || Some(Client::Addr([127, 0, 0, 9].into()));
+        // Room comes when the client's oldest record expires, within the tickets' minute.
         let over_share = |refused: crate::Error| {
             assert_eq!(refused.code(), Some(crate::protocol::codes::INTERNAL_ERROR), "{refused}");
             assert!(refused.to_string().contains("FastMcp::max_one_time_rounds_per_client"), "{refused}");
+            assert!(refused.retry_after().is_some_and(|s| (59..=60).contains(&s)), "{refused:?}");
         };
 
         let first = ticket(1).claim(&server, client()).await.unwrap();
-        over_share(ticket(2).claim(&server, client()).await.err().expect("the share is held"));
+        let refused = ticket(2).claim(&server, client()).await.err().expect("the share is held");
+        assert_eq!(refused.retry_after(), Some(1), "its one record still pending, its round running: {refused:?}");
         ticket(3).claim(&server, None).await.expect("a client the server can't tell apart counts in no share");
         first.release(&server).await;
         drop(ticket(2).claim(&server, client()).await.expect("a released claim gives its place back"));

@@ -115,17 +115,21 @@ impl Over {
     /// 429 with `Retry-After` (seconds) and a JSON-RPC error for the request `id`.
     pub fn response(&self, id: Option<&RequestId>) -> Response {
         let retry = match self {
-            Over::Requests(_) => "1",
-            Over::Sessions(_) => "5",
+            Over::Requests(_) => 1,
+            Over::Sessions(_) => 5,
         };
-        let body = error_json(id, &ErrorObject::internal(self.message()));
-        let mut response = http::Response::new(Full::new(Bytes::from(body)).boxed());
-        *response.status_mut() = StatusCode::TOO_MANY_REQUESTS;
-        let headers = response.headers_mut();
-        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        headers.insert(header::RETRY_AFTER, HeaderValue::from_static(retry));
-        response
+        too_many(error_json(id, &ErrorObject::internal(self.message())), retry)
     }
+}
+
+/// 429: `body` (a JSON-RPC error), and `Retry-After` in `seconds`.
+pub(super) fn too_many(body: String, seconds: u64) -> Response {
+    let mut response = http::Response::new(Full::new(Bytes::from(body)).boxed());
+    *response.status_mut() = StatusCode::TOO_MANY_REQUESTS;
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    response
 }
 
 #[cfg(test)]

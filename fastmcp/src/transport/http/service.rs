@@ -7,7 +7,7 @@
 
 use super::headers::RequestHeaders;
 use super::origin;
-use super::quotas::{Held, Peer, Quotas};
+use super::quotas::{Held, Peer, Quotas, too_many};
 use super::request_body;
 use super::session::Sessions;
 use super::sse::{self, Body, EventLog, Response, Retention, holding};
@@ -415,6 +415,7 @@ impl Endpoint {
                 // Without a gate there is no token, and nothing asks for one but a component's own check.
                 None => StatusCode::FORBIDDEN,
             },
+            Status::TooMany(seconds) => return too_many(answer.json, seconds),
         };
         json(status, answer.json)
     }
