@@ -235,6 +235,8 @@ fn check(text_in: &str, headers: Option<&HeaderList>) {
                 AnswerStatus::NotFound => assert_eq!(code, -32601, "404 with {code}: {json}"),
                 AnswerStatus::Ok => assert!(matches!(code, -32602 | -32021), "200 with {code}: {json}"),
                 AnswerStatus::Refused => {}
+                // Only a one-time round over its client's share is answered 429, and admission runs none.
+                AnswerStatus::TooMany => panic!("429 at admission: {json}"),
             }
         }
     }
