@@ -14,11 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 SERVERS=${SERVERS-"fastmcp bare"}
 TRAIN_DURATION=${TRAIN_DURATION:-1}
-
-die() {
-    echo "order.sh: $*" >&2
-    exit 2
-}
+TRAIN_WARMUP=0
 
 # shellcheck source=scenarios.sh
 source scenarios.sh
@@ -36,7 +32,7 @@ L=$OUT/load
 server_env
 trap 'kill $(jobs -p) 2> /dev/null || true' EXIT
 # Mangled names: the symbols the linker orders.
-CG="valgrind --tool=callgrind --demangle=no"
+CG="valgrind --quiet --tool=callgrind --demangle=no"
 
 # ran BINARY DUMP...: the functions of BINARY (by its file name) that ran in the dumps, hottest first (their
 # own instructions, summed over the dumps), one symbol a line: the linker's symbol ordering file. The README's
@@ -55,33 +51,9 @@ ran() {
         sort -k1,1nr -k2,2 | cut -d' ' -f2
 }
 
-# profile SERVER BINARY: the server under callgrind for every cell it serves, start-up included (its code
-# is resident too), a dump a process in $RAW/SERVER.
-profile() {
-    local s=$1 bin=$2 scenario flags port pid c n
-    for scenario in $ALL_SCENARIOS; do
-        serves "$s" "$scenario" || continue
-        flags=$(mode_flags "$scenario")
-        port=$("$L" ports 1)
-        # shellcheck disable=SC2086 # $CG is a command line; $flags is zero or one word
-        $CG --callgrind-out-file="$RAW/$s/http-$scenario.out" "$bin" --port "$port" --workers 2 $flags 2> /dev/null &
-        pid=$!
-        "$L" wait "127.0.0.1:$port"
-        for c in 1 64; do
-            "$L" run --addr "127.0.0.1:$port" --scenario "$scenario" --conns "$c" --quickack --warmup 0 \
-                --duration "$TRAIN_DURATION" > /dev/null
-        done
-        kill -TERM "$pid"
-        wait "$pid" || true
-    done
-    for scenario in $ALL_STDIO_SCENARIOS; do
-        serves "$s" "$scenario" || continue
-        for n in 1 64; do
-            "$L" run --stdio --server-cmd "$CG --callgrind-out-file=$RAW/$s/stdio-$scenario-$n.out $bin --stdio --workers 2" \
-                --scenario "$scenario" --inflight "$n" --warmup 0 --duration "$TRAIN_DURATION" 2> /dev/null > /dev/null
-        done
-    done
-}
+# The copy of the server being profiled under callgrind, a dump a process in $RAW/SERVER, as each_cell starts
+# it: start-up included, since its code is resident too.
+profiled() { echo "$CG --callgrind-out-file=$RAW/$s/$1.out $RAW/$s/${s}_server"; }
 
 for s in $SERVERS; do
     bin=${s}_server
@@ -90,7 +62,7 @@ for s in $SERVERS; do
     echo "order.sh: $s: the cells under callgrind" >&2
     # A copy: the profiled code must be the code relinked, and target/release is relinked below.
     cp "$T/release/$bin" "$RAW/$s/$bin"
-    profile "$s" "$RAW/$s/$bin"
+    each_cell "$s" profiled
     # A stdio server's dump may still be being written when the load has read its last answer.
     for _ in $(seq 50); do
         [[ -z $(find "$RAW/$s" -name '*.out' -empty) ]] && break

@@ -11,11 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 SERVERS=${SERVERS-"fastmcp bare"}
 TRAIN_DURATION=${TRAIN_DURATION:-1.5}
-
-die() {
-    echo "pgo.sh: $*" >&2
-    exit 2
-}
+TRAIN_WARMUP=0.3
 
 # shellcheck source=scenarios.sh
 source scenarios.sh
@@ -36,34 +32,13 @@ server_env
 # A server left running by a failed training run goes with the script.
 trap 'kill $(jobs -p) 2> /dev/null || true' EXIT
 
-# train SERVER BINARY: every HTTP cell the server serves at 1 and 64 connections, then the stdio cells at 1
-# and 64 in flight, each process writing its own profile into $T/pgo-raw/SERVER.
-train() {
-    local s=$1 bin=$2 scenario flags port pid c n
-    for scenario in $ALL_SCENARIOS; do
-        serves "$s" "$scenario" || continue
-        flags=$(mode_flags "$scenario")
-        port=$("$L" ports 1)
-        # shellcheck disable=SC2086 # $flags is zero or one word
-        "$bin" --port "$port" --workers 2 $flags &
-        pid=$!
-        "$L" wait "127.0.0.1:$port"
-        for c in 1 64; do
-            "$L" run --addr "127.0.0.1:$port" --pid "$pid" --scenario "$scenario" --conns "$c" --quickack \
-                --warmup 0.3 --duration "$TRAIN_DURATION" impl="$s" train="$scenario" > /dev/null
-        done
-        gdb -p "$pid" -batch -ex 'call (int)__llvm_profile_write_file()' > /dev/null 2>&1 ||
-            die "gdb could not make $s write its profile (as root, or with kernel.yama.ptrace_scope 0, it can attach)"
-        kill -TERM "$pid"
-        wait "$pid" || true
-    done
-    for scenario in $ALL_STDIO_SCENARIOS; do
-        serves "$s" "$scenario" || continue
-        for n in 1 64; do
-            "$L" run --stdio --server-cmd "$bin --stdio --workers 2" --scenario "$scenario" --inflight "$n" \
-                --warmup 0.3 --duration "$TRAIN_DURATION" impl="$s" train="$scenario" > /dev/null
-        done
-    done
+# The instrumented build of the server being trained, as each_cell starts it (every process writes its own
+# profile: LLVM_PROFILE_FILE names it by pid).
+instrumented() { echo "$T/pgo-gen/release/${s}_server"; }
+# The floor ends on SIGTERM without writing its profile: each HTTP server is asked to write it first.
+write_profile() {
+    gdb -p "$1" -batch -ex 'call (int)__llvm_profile_write_file()' > /dev/null 2>&1 ||
+        die "gdb could not make $s write its profile (as root, or with kernel.yama.ptrace_scope 0, it can attach)"
 }
 
 bins=()
@@ -76,7 +51,7 @@ for s in $SERVERS; do
     rm -rf "$raw"
     mkdir -p "$raw"
     echo "pgo.sh: $s: training" >&2
-    LLVM_PROFILE_FILE="$raw/%p.profraw" train "$s" "$T/pgo-gen/release/${s}_server"
+    LLVM_PROFILE_FILE="$raw/%p.profraw" each_cell "$s" instrumented write_profile
     "$PROFDATA" merge -o "$T/pgo-raw/$s.profdata" "$raw"/*.profraw
     echo "pgo.sh: $s: optimized build" >&2
     # A target directory per server: each is built with its own profile only.

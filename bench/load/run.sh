@@ -20,11 +20,6 @@ START_DIR=$PWD
 cd "$(dirname "$0")"
 T0=$SECONDS
 
-die() {
-    echo "run.sh: $*" >&2
-    exit 2
-}
-
 # shellcheck source=scenarios.sh
 source scenarios.sh
 
